@@ -1,0 +1,232 @@
+/*
+ * cureduce: reductions on NVIDIA GPUs with kernels generated for the GPU in hand.
+ *
+ * The whole public API. It needs no CUDA header: device pointers are `const void *` / `void *`
+ * (what cudaMalloc and cuMemAlloc hand out), streams are `void *` (a CUstream; a cudaStream_t is
+ * the same thing).
+ *
+ * Device memory: cureduce_context_create() allocates one block of device memory, the workspace,
+ * sized `settings.max_streams` slots of 128 KiB (2 MiB with the default 16 slots). Nothing else on
+ * the device is ever allocated, and cureduce_reduce() neither allocates nor synchronizes, so it can
+ * be captured into a CUDA graph. Each stream that launches a multi-block reduction is given one
+ * slot on first use and keeps it until cureduce_release_stream() or cureduce_context_destroy().
+ * Calls on different streams run concurrently; calls on one stream are ordered by the stream.
+ *
+ * Determinism: for a given GPU, kernel configuration and input address, a reduction gives the
+ * bitwise same result on every run. There are no floating-point atomics.
+ */
+#ifndef CUREDUCE_CUREDUCE_H
+#define CUREDUCE_CUREDUCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(CUREDUCE_BUILDING_LIBRARY) && defined(__GNUC__)
+#define CUREDUCE_API __attribute__((visibility("default")))
+#else
+#define CUREDUCE_API
+#endif
+
+#define CUREDUCE_VERSION_MAJOR 0
+#define CUREDUCE_VERSION_MINOR 1
+#define CUREDUCE_VERSION_PATCH 0
+#define CUREDUCE_VERSION_INT(major, minor, patch) (((major) << 16) | ((minor) << 8) | (patch))
+#define CUREDUCE_VERSION \
+  CUREDUCE_VERSION_INT(CUREDUCE_VERSION_MAJOR, CUREDUCE_VERSION_MINOR, CUREDUCE_VERSION_PATCH)
+
+/* The version of the library loaded at run time, as CUREDUCE_VERSION_INT() would give it. */
+CUREDUCE_API unsigned cureduce_version(void);
+CUREDUCE_API const char *cureduce_version_string(void);
+
+/*
+ * Status codes. The numbers are pinned forever: a new status gets a new number at the end.
+ * X(NAME, number, message)
+ */
+#define CUREDUCE_STATUS_LIST(X)                                                                   \
+  X(OK, 0, "success")                                                                              \
+  X(INVALID_ARGUMENT, 1, "an argument is out of its range")                                        \
+  X(NULL_POINTER, 2, "a required pointer is NULL")                                                 \
+  X(MISALIGNED_POINTER, 3, "a pointer is not aligned to its element type")                        \
+  X(UNSUPPORTED, 4, "this operation, input type and output type are not supported together")      \
+  X(EMPTY_INPUT, 5, "min, max, argmin and argmax of zero elements have no value")                 \
+  X(NO_DRIVER, 6, "the CUDA driver library (libcuda.so.1) could not be loaded or initialized")    \
+  X(NO_DEVICE, 7, "there is no CUDA device with that ordinal")                                     \
+  X(NO_NVRTC, 8, "NVRTC could not be loaded and the kernel is not in the cache")                  \
+  X(COMPILE_FAILED, 9, "NVRTC failed to compile a generated kernel")                               \
+  X(CUDA_ERROR, 10, "a CUDA driver call failed")                                                   \
+  X(OUT_OF_MEMORY, 11, "out of host or device memory")                                             \
+  X(NOT_DEVICE_POINTER, 12, "a pointer is not memory that this context's device can read")        \
+  X(TOO_MANY_STREAMS, 13, "every workspace slot is held by another stream")                        \
+  X(INVALID_SPEC, 14, "a kernel specification is malformed or not legal")                          \
+  X(CACHE_IO, 15, "a cache file could not be read or written")
+
+typedef enum cureduce_status {
+#define CUREDUCE_STATUS_ENUM(name, number, message) CUREDUCE_STATUS_##name = number,
+  CUREDUCE_STATUS_LIST(CUREDUCE_STATUS_ENUM)
+#undef CUREDUCE_STATUS_ENUM
+} cureduce_status;
+
+/* "CUREDUCE_STATUS_OK", ...; "CUREDUCE_STATUS_UNKNOWN" for a number outside the list. */
+CUREDUCE_API const char *cureduce_status_name(cureduce_status status);
+/* A sentence saying what the status means. */
+CUREDUCE_API const char *cureduce_status_string(cureduce_status status);
+/*
+ * What went wrong in this thread's last failed call, in detail: the condition, the file and line
+ * that noticed it, and for a compile failure NVRTC's log and the numbered source. Valid until the
+ * thread's next call into the library. "" when the last call succeeded.
+ */
+CUREDUCE_API const char *cureduce_last_error_detail(void);
+
+typedef enum cureduce_op {
+  CUREDUCE_OP_SUM = 0,
+  CUREDUCE_OP_PROD = 1,
+  CUREDUCE_OP_MIN = 2,
+  CUREDUCE_OP_MAX = 3,
+  CUREDUCE_OP_ARGMIN = 4,
+  CUREDUCE_OP_ARGMAX = 5,
+  CUREDUCE_OP_COUNT
+} cureduce_op;
+
+typedef enum cureduce_dtype {
+  CUREDUCE_F16 = 0,
+  CUREDUCE_BF16 = 1,
+  CUREDUCE_F32 = 2,
+  CUREDUCE_F64 = 3,
+  CUREDUCE_I8 = 4,
+  CUREDUCE_U8 = 5,
+  CUREDUCE_I32 = 6,
+  CUREDUCE_U32 = 7,
+  CUREDUCE_I64 = 8,
+  CUREDUCE_U64 = 9,
+  CUREDUCE_DTYPE_COUNT
+} cureduce_dtype;
+
+/* "sum", "f32", ...; NULL outside the enum. */
+CUREDUCE_API const char *cureduce_op_name(cureduce_op op);
+CUREDUCE_API const char *cureduce_dtype_name(cureduce_dtype dtype);
+/* Bytes per element; 0 outside the enum. */
+CUREDUCE_API size_t cureduce_dtype_size(cureduce_dtype dtype);
+
+/*
+ * The type a reduction accumulates in:
+ *   sum, prod:  f16, bf16, f32 -> f32;  f64 -> f64;  signed integers -> i64;  unsigned -> u64.
+ *               Integer sums and products wrap around modulo 2^64 (two's complement), and an
+ *               output type narrower than 64 bits keeps the low bits of that result.
+ *   min, max, argmin, argmax: the input type.
+ * The output type of a call must be the input type or the accumulator type.
+ * Returns CUREDUCE_STATUS_UNSUPPORTED (and writes nothing) for any other pair.
+ */
+CUREDUCE_API cureduce_status cureduce_accumulator_type(cureduce_op op, cureduce_dtype input,
+                                                       cureduce_dtype *accumulator);
+CUREDUCE_API cureduce_status cureduce_check_types(cureduce_op op, cureduce_dtype input,
+                                                  cureduce_dtype output);
+
+/*
+ * A result brought back to the host, and the layout of an argmin/argmax result on the device:
+ * the value in the first bytes (f16 and bf16 as their 16 bits), the index at byte 8.
+ * For argmin/argmax the output pointer must be 8-byte aligned and have room for 16 bytes.
+ */
+typedef struct cureduce_value {
+  union {
+    double f64;
+    float f32;
+    uint16_t f16_bits;
+    uint16_t bf16_bits;
+    int8_t i8;
+    uint8_t u8;
+    int32_t i32;
+    uint32_t u32;
+    int64_t i64;
+    uint64_t u64;
+    unsigned char bytes[8];
+  } value;
+  int64_t index; /* argmin/argmax: the element's index; -1 for the other operations */
+} cureduce_value;
+
+typedef enum cureduce_log_level {
+  CUREDUCE_LOG_OFF = 0,
+  CUREDUCE_LOG_ERROR = 1,
+  CUREDUCE_LOG_WARN = 2,
+  CUREDUCE_LOG_INFO = 3,
+  CUREDUCE_LOG_DEBUG = 4
+} cureduce_log_level;
+
+typedef void (*cureduce_log_callback)(void *user_data, cureduce_log_level level,
+                                      const char *message);
+
+typedef struct cureduce_settings {
+  /* CUDA device ordinal. The context uses that device's primary context (the one the runtime
+   * API uses), so pointers from cudaMalloc work. Default 0. */
+  int device;
+  /* Folder of the on-disk kernel cache. NULL: $CUREDUCE_CACHE_DIR, else $XDG_CACHE_HOME/cureduce,
+   * else ~/.cache/cureduce. A location that cannot be written is used from memory, with one
+   * warning. */
+  const char *cache_dir;
+  /* 1: keep compiled kernels on disk (default); 0: memory only. */
+  int disk_cache;
+  /* Messages at or above this level go to log_callback, or to stderr when it is NULL.
+   * Default: $CUREDUCE_LOG (off, error, warn, info, debug), else warn. */
+  cureduce_log_level log_level;
+  cureduce_log_callback log_callback;
+  void *log_user_data;
+  /* Workspace slots, the most streams that may run multi-block reductions at once. Default 16. */
+  unsigned max_streams;
+  /* 1: check that input and output are device-readable memory before each launch, since a host
+   * pointer would fault the kernel and poison the whole CUDA context (default); 0: skip. */
+  int check_pointers;
+  /* Room for later fields; keep zero. */
+  unsigned char reserved[64];
+} cureduce_settings;
+
+CUREDUCE_API void cureduce_default_settings(cureduce_settings *settings);
+
+typedef struct cureduce_context cureduce_context;
+
+/*
+ * Loads the driver and NVRTC (NVRTC lazily: a warm cache needs none), retains the device's
+ * primary context and allocates the workspace. settings may be NULL for the defaults.
+ */
+CUREDUCE_API cureduce_status cureduce_context_create(cureduce_context **context,
+                                                     const cureduce_settings *settings);
+/* Frees the workspace and the loaded kernels. Work still queued on the context's streams must
+ * have finished. NULL is a no-op. */
+CUREDUCE_API void cureduce_context_destroy(cureduce_context *context);
+
+/*
+ * Reduces n elements of `input` (device memory, aligned to its element type) into one value of
+ * type `output_type` at `output` (device memory; see cureduce_value for argmin/argmax), on
+ * `stream`. Asynchronous: returns once the kernel is queued. Stream NULL is the legacy default
+ * stream; pass CU_STREAM_PER_THREAD (cudaStreamPerThread) for the per-thread one.
+ *
+ * Semantics: sum of 0 elements is 0, prod of 0 elements is 1; min, max, argmin and argmax of 0
+ * elements fail with CUREDUCE_STATUS_EMPTY_INPUT. min and max propagate NaN; argmin and argmax
+ * return the index of the first NaN when there is one, else of the first extreme element (ties go
+ * to the smallest index). -0.0 orders below +0.0, as IEEE 754-2019's minimum and maximum say.
+ *
+ * The first call for a (operation, types, size range) compiles its kernel unless the kernel cache
+ * holds it; later calls cost one kernel launch.
+ */
+CUREDUCE_API cureduce_status cureduce_reduce(cureduce_context *context, cureduce_op op,
+                                             cureduce_dtype input_type, const void *input, size_t n,
+                                             cureduce_dtype output_type, void *output,
+                                             void *stream);
+
+/* The same, with the result brought back to the host: waits for `stream` to finish. */
+CUREDUCE_API cureduce_status cureduce_reduce_to_host(cureduce_context *context, cureduce_op op,
+                                                     cureduce_dtype input_type, const void *input,
+                                                     size_t n, cureduce_dtype output_type,
+                                                     cureduce_value *result, void *stream);
+
+/* Gives back the workspace slot of `stream`, so that another stream may use it. The stream's
+ * queued reductions must have finished. Call it before destroying a stream that reduced. */
+CUREDUCE_API cureduce_status cureduce_release_stream(cureduce_context *context, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUREDUCE_CUREDUCE_H */

@@ -1,0 +1,280 @@
+// Element types, accumulators and the algebra of each operation, shared by every strategy.
+//
+// Compiled only by NVRTC, after a prelude that the host writes for one kernel specification:
+//   CUREDUCE_OP_*, CUREDUCE_DTYPE_*   the ids of the public header's enums
+//   CUREDUCE_OP, CUREDUCE_INPUT, CUREDUCE_OUTPUT   this kernel's operation and types
+//   CUREDUCE_BLOCK, CUREDUCE_UNROLL, CUREDUCE_VECTOR_BYTES, CUREDUCE_ITEMS   its shape
+// No header is included: the kernel must compile with nothing but NVRTC's built-ins.
+
+namespace cureduce {
+
+typedef unsigned long long u64;
+
+// ---- Element types --------------------------------------------------------------------------
+// storage: the bits in memory. value: what min/max compare and return (exact for every type).
+// wide: what sum and prod accumulate in. Integer sums wrap modulo 2^64, so every integer type
+// widens to u64 (signed ones sign-extended first): two's complement makes that the same bits as
+// a signed 64-bit wrap-around, without signed-overflow undefined behaviour.
+
+template <int D> struct element;
+
+struct float_like {
+  static __device__ __forceinline__ bool is_nan(float x) { return x != x; }
+  static __device__ __forceinline__ bool sign_bit(float x) { return __float_as_int(x) < 0; }
+  static __device__ __forceinline__ float highest() { return __int_as_float(0x7f800000); }
+  static __device__ __forceinline__ float lowest() { return __int_as_float((int)0xff800000); }
+};
+
+template <> struct element<CUREDUCE_DTYPE_F16> : float_like {
+  typedef unsigned short storage;
+  typedef float value;
+  typedef float wide;
+  static __device__ __forceinline__ float to_value(storage s) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(s));
+    return f;
+  }
+  static __device__ __forceinline__ storage from_value(float f) {
+    storage s;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(s) : "f"(f));
+    return s;
+  }
+  static __device__ __forceinline__ wide to_wide(storage s) { return to_value(s); }
+};
+
+template <> struct element<CUREDUCE_DTYPE_BF16> : float_like {
+  typedef unsigned short storage;
+  typedef float value;
+  typedef float wide;
+  static __device__ __forceinline__ float to_value(storage s) {
+    return __int_as_float((int)((unsigned)s << 16));
+  }
+  static __device__ __forceinline__ storage from_value(float f) {
+    storage s;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(s) : "f"(f));
+    return s;
+  }
+  static __device__ __forceinline__ wide to_wide(storage s) { return to_value(s); }
+};
+
+template <> struct element<CUREDUCE_DTYPE_F32> : float_like {
+  typedef float storage;
+  typedef float value;
+  typedef float wide;
+  static __device__ __forceinline__ float to_value(storage s) { return s; }
+  static __device__ __forceinline__ storage from_value(float f) { return f; }
+  static __device__ __forceinline__ wide to_wide(storage s) { return s; }
+};
+
+template <> struct element<CUREDUCE_DTYPE_F64> {
+  typedef double storage;
+  typedef double value;
+  typedef double wide;
+  static __device__ __forceinline__ double to_value(storage s) { return s; }
+  static __device__ __forceinline__ storage from_value(double d) { return d; }
+  static __device__ __forceinline__ wide to_wide(storage s) { return s; }
+  static __device__ __forceinline__ bool is_nan(double x) { return x != x; }
+  static __device__ __forceinline__ bool sign_bit(double x) { return __double_as_longlong(x) < 0; }
+  static __device__ __forceinline__ double highest() { return __longlong_as_double(0x7ff0000000000000LL); }
+  static __device__ __forceinline__ double lowest() {
+    return __longlong_as_double((long long)0xfff0000000000000ULL);
+  }
+};
+
+// Integers: value is the storage type; NaN and signed zeros do not exist.
+template <typename T, typename SIGNED_WIDE, T LOWEST, T HIGHEST> struct integer_element {
+  typedef T storage;
+  typedef T value;
+  typedef u64 wide;
+  static __device__ __forceinline__ T to_value(storage s) { return s; }
+  static __device__ __forceinline__ storage from_value(T v) { return v; }
+  static __device__ __forceinline__ wide to_wide(storage s) { return (u64)(SIGNED_WIDE)s; }
+  static __device__ __forceinline__ bool is_nan(T) { return false; }
+  static __device__ __forceinline__ bool sign_bit(T) { return false; }
+  static __device__ __forceinline__ T highest() { return HIGHEST; }
+  static __device__ __forceinline__ T lowest() { return LOWEST; }
+};
+
+template <> struct element<CUREDUCE_DTYPE_I8> : integer_element<signed char, long long, -128, 127> {};
+template <> struct element<CUREDUCE_DTYPE_U8> : integer_element<unsigned char, u64, 0, 255> {};
+template <> struct element<CUREDUCE_DTYPE_I32>
+    : integer_element<int, long long, (-2147483647 - 1), 2147483647> {};
+template <> struct element<CUREDUCE_DTYPE_U32> : integer_element<unsigned, u64, 0u, 4294967295u> {};
+template <> struct element<CUREDUCE_DTYPE_I64>
+    : integer_element<long long, long long, (-9223372036854775807LL - 1), 9223372036854775807LL> {};
+template <> struct element<CUREDUCE_DTYPE_U64>
+    : integer_element<u64, u64, 0ull, 18446744073709551615ull> {};
+
+// ---- Operations -------------------------------------------------------------------------------
+// Each gives: acc (the running value), identity(), lift(element, index) and combine(a, b).
+// combine is associative and commutative (min/max/arg through a total order), so any fixed
+// order of combination gives one bitwise result; the strategies fix the order.
+
+template <int OP, int IN> struct reduction;
+
+template <int IN> struct reduction<CUREDUCE_OP_SUM, IN> {
+  typedef element<IN> E;
+  typedef typename E::wide acc;
+  static __device__ __forceinline__ acc identity() { return acc(0); }
+  static __device__ __forceinline__ acc lift(typename E::storage s, u64) { return E::to_wide(s); }
+  static __device__ __forceinline__ acc combine(acc a, acc b) { return a + b; }
+};
+
+template <int IN> struct reduction<CUREDUCE_OP_PROD, IN> {
+  typedef element<IN> E;
+  typedef typename E::wide acc;
+  static __device__ __forceinline__ acc identity() { return acc(1); }
+  static __device__ __forceinline__ acc lift(typename E::storage s, u64) { return E::to_wide(s); }
+  static __device__ __forceinline__ acc combine(acc a, acc b) { return a * b; }
+};
+
+// min and max propagate NaN, and order -0 below +0 (IEEE 754-2019 minimum and maximum).
+template <int IN, bool IS_MAX> struct extreme_reduction {
+  typedef element<IN> E;
+  typedef typename E::value acc;
+  static __device__ __forceinline__ acc identity() { return IS_MAX ? E::lowest() : E::highest(); }
+  static __device__ __forceinline__ acc lift(typename E::storage s, u64) { return E::to_value(s); }
+  static __device__ __forceinline__ acc combine(acc a, acc b) {
+    if (E::is_nan(a)) return a;
+    if (E::is_nan(b)) return b;
+    if (a < b) return IS_MAX ? b : a;
+    if (b < a) return IS_MAX ? a : b;
+    return E::sign_bit(a) != IS_MAX ? a : b;  // equal: min keeps -0, max keeps +0
+  }
+};
+template <int IN> struct reduction<CUREDUCE_OP_MIN, IN> : extreme_reduction<IN, false> {};
+template <int IN> struct reduction<CUREDUCE_OP_MAX, IN> : extreme_reduction<IN, true> {};
+
+// argmin and argmax: the first NaN if any, else the first extreme element; index -1 is empty.
+template <typename V> struct arg_pair {
+  V value;
+  long long index;
+};
+
+template <int IN, bool IS_MAX> struct arg_reduction {
+  typedef element<IN> E;
+  typedef arg_pair<typename E::value> acc;
+  static __device__ __forceinline__ acc identity() {
+    acc a;
+    a.value = E::highest();
+    a.index = -1;
+    return a;
+  }
+  static __device__ __forceinline__ acc lift(typename E::storage s, u64 index) {
+    acc a;
+    a.value = E::to_value(s);
+    a.index = (long long)index;
+    return a;
+  }
+  static __device__ __forceinline__ acc combine(acc a, acc b) {
+    if (a.index < 0) return b;
+    if (b.index < 0) return a;
+    const bool a_nan = E::is_nan(a.value), b_nan = E::is_nan(b.value);
+    if (a_nan != b_nan) return a_nan ? a : b;
+    if (!a_nan) {
+      if (a.value < b.value) return IS_MAX ? b : a;
+      if (b.value < a.value) return IS_MAX ? a : b;
+      if (E::sign_bit(a.value) != E::sign_bit(b.value)) return E::sign_bit(a.value) != IS_MAX ? a : b;
+    }
+    return a.index < b.index ? a : b;
+  }
+};
+template <int IN> struct reduction<CUREDUCE_OP_ARGMIN, IN> : arg_reduction<IN, false> {};
+template <int IN> struct reduction<CUREDUCE_OP_ARGMAX, IN> : arg_reduction<IN, true> {};
+
+// ---- This kernel's choices --------------------------------------------------------------------
+typedef reduction<CUREDUCE_OP, CUREDUCE_INPUT> op;
+typedef op::acc acc_t;
+typedef element<CUREDUCE_INPUT>::storage input_t;
+
+// ---- Warp and block building blocks ----------------------------------------------------------
+template <typename T> __device__ __forceinline__ T shuffle_down(T v, int offset) {
+  return __shfl_down_sync(0xffffffffu, v, offset);
+}
+__device__ __forceinline__ signed char shuffle_down(signed char v, int offset) {
+  return (signed char)__shfl_down_sync(0xffffffffu, (int)v, offset);
+}
+__device__ __forceinline__ unsigned char shuffle_down(unsigned char v, int offset) {
+  return (unsigned char)__shfl_down_sync(0xffffffffu, (unsigned)v, offset);
+}
+template <typename V> __device__ __forceinline__ arg_pair<V> shuffle_down(arg_pair<V> p, int offset) {
+  p.value = shuffle_down(p.value, offset);
+  p.index = shuffle_down(p.index, offset);
+  return p;
+}
+
+// Folds a full warp's values with shuffles; lane 0 holds the result.
+__device__ __forceinline__ acc_t warp_reduce(acc_t v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) v = op::combine(v, shuffle_down(v, offset));
+  return v;
+}
+
+// Folds a block's values: each warp with shuffles, then warp 0 folds one slot per warp.
+// Thread 0 holds the result. The caller separates two calls with __syncthreads().
+__device__ __forceinline__ acc_t block_reduce(acc_t v) {
+  __shared__ acc_t warp_results[CUREDUCE_BLOCK / 32];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  v = warp_reduce(v);
+  if (lane == 0) warp_results[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < CUREDUCE_BLOCK / 32 ? warp_results[lane] : op::identity();
+    v = warp_reduce(v);
+  }
+  return v;
+}
+
+// Writes the result in the output type: for argmin/argmax the value, then the index at byte 8.
+template <typename A> __device__ __forceinline__ void store_result(void *out, A a) {
+  typedef element<CUREDUCE_OUTPUT> O;
+  *(typename O::storage *)out = O::from_value((typename O::value)a);
+}
+template <typename V> __device__ __forceinline__ void store_result(void *out, arg_pair<V> a) {
+  store_result(out, a.value);
+  *(long long *)((char *)out + 8) = a.index;
+}
+
+// Partials cross between blocks through L2: volatile accesses keep them out of the
+// non-coherent L1.
+template <typename T> __device__ __forceinline__ void store_partial(T *p, T v) { *(volatile T *)p = v; }
+template <typename T> __device__ __forceinline__ T load_partial(const T *p) { return *(const volatile T *)p; }
+template <typename V> __device__ __forceinline__ void store_partial(arg_pair<V> *p, arg_pair<V> v) {
+  store_partial(&p->value, v.value);
+  store_partial(&p->index, v.index);
+}
+template <typename V> __device__ __forceinline__ arg_pair<V> load_partial(const arg_pair<V> *p) {
+  arg_pair<V> v;
+  v.value = load_partial(&p->value);
+  v.index = load_partial(&p->index);
+  return v;
+}
+
+// The single-pass finish: every block leaves its partial, and the last block to arrive folds
+// all partials in block order (so the result does not depend on which block was last), writes
+// the result, and re-arms the ticket for the next launch on this workspace.
+__device__ __forceinline__ void finish_single_pass(acc_t block_value, void *out, acc_t *partials,
+                                                  unsigned *ticket) {
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) store_result(out, block_value);
+    return;
+  }
+  __shared__ bool is_last_block;
+  if (threadIdx.x == 0) {
+    store_partial(&partials[blockIdx.x], block_value);
+    __threadfence();
+    is_last_block = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!is_last_block) return;
+  __threadfence();
+  acc_t v = op::identity();
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += CUREDUCE_BLOCK) v = op::combine(v, load_partial(&partials[b]));
+  v = block_reduce(v);
+  if (threadIdx.x == 0) {
+    store_result(out, v);
+    *ticket = 0;
+  }
+}
+
+}  // namespace cureduce

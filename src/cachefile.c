@@ -1,0 +1,117 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cachefile.h"
+
+bool cureduce_make_directories(const char *path) {
+  char partial[4096];
+  size_t length = strlen(path);
+  if (length == 0 || length >= sizeof partial) {
+    errno = ENAMETOOLONG;
+    return false;
+  }
+  memcpy(partial, path, length + 1);
+  for (char *slash = partial + 1; (slash = strchr(slash, '/')); slash++) {
+    *slash = '\0';
+    if (mkdir(partial, 0755) != 0 && errno != EEXIST)
+      return false;
+    *slash = '/';
+  }
+  if (mkdir(partial, 0755) != 0 && errno != EEXIST)
+    return false;
+  struct stat info;
+  if (stat(partial, &info) != 0)
+    return false;
+  if (!S_ISDIR(info.st_mode)) {
+    errno = ENOTDIR;
+    return false;
+  }
+  return true;
+}
+
+bool cureduce_read_file(const char *path, size_t max_size, void **data, size_t *size) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  struct stat info;
+  bool ok = false;
+  if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && (size_t)info.st_size <= max_size) {
+    size_t want = (size_t)info.st_size, got = 0;
+    unsigned char *buffer = malloc(want ? want : 1);
+    while (buffer && got < want) {
+      ssize_t n = read(fd, buffer + got, want - got);
+      if (n <= 0)
+        break;
+      got += (size_t)n;
+    }
+    if (buffer && got == want) {
+      *data = buffer;
+      *size = want;
+      ok = true;
+    } else {
+      free(buffer);
+    }
+  }
+  close(fd);
+  return ok;
+}
+
+static bool write_all(int fd, const void *data, size_t size) {
+  const unsigned char *bytes = data;
+  while (size > 0) {
+    ssize_t n = write(fd, bytes, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    bytes += n;
+    size -= (size_t)n;
+  }
+  return true;
+}
+
+bool cureduce_write_file_atomic(const char *path, const void *data, size_t size) {
+  static atomic_uint counter;
+  char temporary[4200];
+  int length = snprintf(temporary, sizeof temporary, "%s.tmp.%ld.%u", path, (long)getpid(),
+                        atomic_fetch_add(&counter, 1));
+  if (length < 0 || (size_t)length >= sizeof temporary) {
+    errno = ENAMETOOLONG;
+    return false;
+  }
+  int fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return false;
+  bool ok = write_all(fd, data, size) && fsync(fd) == 0;
+  int saved = errno;
+  ok = close(fd) == 0 && ok;
+  if (ok && rename(temporary, path) == 0)
+    return true;
+  saved = errno ? errno : saved;
+  unlink(temporary);
+  errno = saved;
+  return false;
+}
+
+bool cureduce_cache_location(const char *settings_dir, char *path, size_t path_size) {
+  const char *env_dir = getenv("CUREDUCE_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
+  const char *home = getenv("HOME");
+  int length;
+  if (settings_dir && *settings_dir)
+    length = snprintf(path, path_size, "%s", settings_dir);
+  else if (env_dir && *env_dir)
+    length = snprintf(path, path_size, "%s", env_dir);
+  else if (xdg && *xdg)
+    length = snprintf(path, path_size, "%s/cureduce", xdg);
+  else if (home && *home)
+    length = snprintf(path, path_size, "%s/.cache/cureduce", home);
+  else
+    return false;
+  return length > 0 && (size_t)length < path_size;
+}

@@ -1,0 +1,37 @@
+/* What a context holds: the device and its primary context, the caches, the workspace and the
+ * plans already made. */
+#ifndef CUREDUCE_CONTEXT_H
+#define CUREDUCE_CONTEXT_H
+
+#include <stdbool.h>
+
+#include "kcache.h"
+#include "plan.h"
+#include "workspace.h"
+
+typedef struct cureduce_device_info {
+  char name[256];
+  int arch; /* compute capability, major * 10 + minor */
+  int sm_count;
+  int max_threads_per_sm;
+} cureduce_device_info;
+
+struct cureduce_context {
+  const cureduce_driver *driver;
+  CUdevice device;
+  CUcontext primary;
+  cureduce_device_info info;
+  cureduce_logger logger;
+  bool check_pointers;
+  cureduce_diskcache disk;
+  cureduce_kcache kernels;
+  cureduce_workspace workspace;
+  cureduce_plan_table plans;
+};
+
+/* Makes the context's primary context current for the calling thread if it is not already;
+ * *pushed says whether cureduce_context_leave must pop it. */
+cureduce_status cureduce_context_enter(const cureduce_context *context, bool *pushed);
+void cureduce_context_leave(const cureduce_context *context, bool pushed);
+
+#endif

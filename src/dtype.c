@@ -1,0 +1,84 @@
+#include <string.h>
+
+#include "dtype.h"
+#include "error.h"
+
+static const char *const op_names[CUREDUCE_OP_COUNT] = {"sum", "prod", "min", "max", "argmin", "argmax"};
+
+static const struct {
+  const char *name;
+  size_t size;
+  bool is_float;
+  bool is_signed;
+} dtype_table[CUREDUCE_DTYPE_COUNT] = {
+    [CUREDUCE_F16] = {"f16", 2, true, true},  [CUREDUCE_BF16] = {"bf16", 2, true, true},
+    [CUREDUCE_F32] = {"f32", 4, true, true},  [CUREDUCE_F64] = {"f64", 8, true, true},
+    [CUREDUCE_I8] = {"i8", 1, false, true},   [CUREDUCE_U8] = {"u8", 1, false, false},
+    [CUREDUCE_I32] = {"i32", 4, false, true}, [CUREDUCE_U32] = {"u32", 4, false, false},
+    [CUREDUCE_I64] = {"i64", 8, false, true}, [CUREDUCE_U64] = {"u64", 8, false, false},
+};
+
+bool cureduce_op_is_valid(int op) { return op >= 0 && op < CUREDUCE_OP_COUNT; }
+bool cureduce_dtype_is_valid(int dtype) { return dtype >= 0 && dtype < CUREDUCE_DTYPE_COUNT; }
+bool cureduce_op_is_arg(cureduce_op op) { return op == CUREDUCE_OP_ARGMIN || op == CUREDUCE_OP_ARGMAX; }
+bool cureduce_dtype_is_float(cureduce_dtype dtype) { return dtype_table[dtype].is_float; }
+
+const char *cureduce_op_name(cureduce_op op) { return cureduce_op_is_valid(op) ? op_names[op] : NULL; }
+
+const char *cureduce_dtype_name(cureduce_dtype dtype) {
+  return cureduce_dtype_is_valid(dtype) ? dtype_table[dtype].name : NULL;
+}
+
+size_t cureduce_dtype_size(cureduce_dtype dtype) {
+  return cureduce_dtype_is_valid(dtype) ? dtype_table[dtype].size : 0;
+}
+
+size_t cureduce_result_size(cureduce_op op, cureduce_dtype output) {
+  return cureduce_op_is_arg(op) ? sizeof(cureduce_value) : dtype_table[output].size;
+}
+
+size_t cureduce_result_alignment(cureduce_op op, cureduce_dtype output) {
+  return cureduce_op_is_arg(op) ? 8 : dtype_table[output].size;
+}
+
+int cureduce_op_from_name(const char *name) {
+  for (int op = 0; op < CUREDUCE_OP_COUNT; op++)
+    if (strcmp(name, op_names[op]) == 0)
+      return op;
+  return -1;
+}
+
+int cureduce_dtype_from_name(const char *name) {
+  for (int dtype = 0; dtype < CUREDUCE_DTYPE_COUNT; dtype++)
+    if (strcmp(name, dtype_table[dtype].name) == 0)
+      return dtype;
+  return -1;
+}
+
+cureduce_status cureduce_accumulator_type(cureduce_op op, cureduce_dtype input,
+                                          cureduce_dtype *accumulator) {
+  CUREDUCE_RETURN_ERROR_IF(!cureduce_op_is_valid(op), UNSUPPORTED, "unknown operation %d", (int)op);
+  CUREDUCE_RETURN_ERROR_IF(!cureduce_dtype_is_valid(input), UNSUPPORTED, "unknown input type %d",
+                           (int)input);
+  CUREDUCE_RETURN_ERROR_IF(!accumulator, NULL_POINTER, "accumulator must not be NULL");
+  if (op != CUREDUCE_OP_SUM && op != CUREDUCE_OP_PROD)
+    *accumulator = input;
+  else if (input == CUREDUCE_F64)
+    *accumulator = CUREDUCE_F64;
+  else if (dtype_table[input].is_float)
+    *accumulator = CUREDUCE_F32;
+  else
+    *accumulator = dtype_table[input].is_signed ? CUREDUCE_I64 : CUREDUCE_U64;
+  return CUREDUCE_STATUS_OK;
+}
+
+cureduce_status cureduce_check_types(cureduce_op op, cureduce_dtype input, cureduce_dtype output) {
+  cureduce_dtype accumulator;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_accumulator_type(op, input, &accumulator));
+  CUREDUCE_RETURN_ERROR_IF(output != input && output != accumulator, UNSUPPORTED,
+                           "%s of %s may give %s or %s, not %s", op_names[op],
+                           dtype_table[input].name, dtype_table[input].name,
+                           dtype_table[accumulator].name,
+                           cureduce_dtype_is_valid(output) ? dtype_table[output].name : "an unknown type");
+  return CUREDUCE_STATUS_OK;
+}

@@ -1,0 +1,131 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "kcache.h"
+#include "source.h"
+
+struct cureduce_kcache_entry {
+  cureduce_spec spec;
+  CUmodule module;
+  CUfunction function;
+  cureduce_kcache_entry *next;
+};
+
+void cureduce_kcache_init(cureduce_kcache *cache, const cureduce_driver *driver, int arch,
+                          const cureduce_logger *logger, cureduce_diskcache *disk) {
+  memset(cache, 0, sizeof *cache);
+  cache->driver = driver;
+  cache->arch = arch;
+  cache->logger = logger;
+  cache->disk = disk;
+  pthread_mutex_init(&cache->lock, NULL);
+}
+
+void cureduce_kcache_release(cureduce_kcache *cache) {
+  for (size_t b = 0; b < sizeof cache->buckets / sizeof cache->buckets[0]; b++)
+    for (cureduce_kcache_entry *entry = cache->buckets[b], *next; entry; entry = next) {
+      next = entry->next;
+      cache->driver->cuModuleUnload(entry->module);
+      free(entry);
+    }
+  pthread_mutex_destroy(&cache->lock);
+}
+
+static size_t bucket_of(const cureduce_spec *spec) {
+  const unsigned char *bytes = (const unsigned char *)spec;
+  uint32_t hash = 2166136261u; /* FNV-1a */
+  for (size_t i = 0; i < sizeof *spec; i++)
+    hash = (hash ^ bytes[i]) * 16777619u;
+  return hash % 256;
+}
+
+static cureduce_kcache_entry *find(cureduce_kcache *cache, const cureduce_spec *kernel) {
+  for (cureduce_kcache_entry *entry = cache->buckets[bucket_of(kernel)]; entry; entry = entry->next)
+    if (cureduce_spec_equal(&entry->spec, kernel))
+      return entry;
+  return NULL;
+}
+
+cureduce_status cureduce_kcache_build(const cureduce_spec *spec, int arch, cureduce_diskcache *disk,
+                                      const cureduce_logger *logger, cureduce_binary *binary) {
+  const cureduce_template_set *templates;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_templates_get(&templates));
+  char *source;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_source_generate(spec, templates, &source));
+  cureduce_kernel_key key;
+  cureduce_kernel_key_make(source, arch, &key);
+  if (cureduce_diskcache_load(disk, &key, binary)) {
+    free(source);
+    return CUREDUCE_STATUS_OK;
+  }
+  char name[CUREDUCE_SPEC_TEXT_MAX + 8];
+  cureduce_spec kernel = cureduce_spec_kernel_part(spec);
+  cureduce_spec_format(&kernel, name);
+  strcat(name, ".cu");
+  int nvrtc_version = 0;
+  cureduce_status status = cureduce_nvrtc_version(&nvrtc_version);
+  if (status == CUREDUCE_STATUS_OK)
+    status = cureduce_nvrtc_compile(source, name, arch, binary);
+  free(source);
+  CUREDUCE_FORWARD_IF_ERROR(status);
+  cureduce_log(logger, CUREDUCE_LOG_DEBUG, "compiled %s for sm_%d (%zu-byte %s)", name, arch, binary->size,
+               binary->is_cubin ? "CUBIN" : "PTX");
+  cureduce_diskcache_store(disk, &key, nvrtc_version, binary);
+  return CUREDUCE_STATUS_OK;
+}
+
+static cureduce_status load(cureduce_kcache *cache, const cureduce_spec *kernel, cureduce_kcache_entry **loaded) {
+  cureduce_binary binary;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_kcache_build(kernel, cache->arch, cache->disk, cache->logger, &binary));
+  cureduce_kcache_entry *entry = calloc(1, sizeof *entry);
+  if (!entry) {
+    free(binary.data);
+    return CUREDUCE_FAIL(OUT_OF_MEMORY, "no memory for a kernel cache entry");
+  }
+  const cureduce_driver *cu = cache->driver;
+  cureduce_status status = cureduce_driver_check(cu->cuModuleLoadData(&entry->module, binary.data),
+                                                 "cuModuleLoadData", __FILE__, __LINE__);
+  free(binary.data);
+  if (status == CUREDUCE_STATUS_OK) {
+    status = cureduce_driver_check(cu->cuModuleGetFunction(&entry->function, entry->module, CUREDUCE_KERNEL_NAME),
+                                   "cuModuleGetFunction", __FILE__, __LINE__);
+    if (status != CUREDUCE_STATUS_OK)
+      cu->cuModuleUnload(entry->module);
+  }
+  if (status != CUREDUCE_STATUS_OK) {
+    free(entry);
+    return status;
+  }
+  entry->spec = *kernel;
+  *loaded = entry;
+  return CUREDUCE_STATUS_OK;
+}
+
+cureduce_status cureduce_kcache_get(cureduce_kcache *cache, const cureduce_spec *spec, CUfunction *function) {
+  cureduce_spec kernel = cureduce_spec_kernel_part(spec);
+  pthread_mutex_lock(&cache->lock);
+  cureduce_kcache_entry *entry = find(cache, &kernel);
+  pthread_mutex_unlock(&cache->lock);
+  if (entry) {
+    *function = entry->function;
+    return CUREDUCE_STATUS_OK;
+  }
+  cureduce_kcache_entry *loaded = NULL;
+  CUREDUCE_FORWARD_IF_ERROR(load(cache, &kernel, &loaded));
+  pthread_mutex_lock(&cache->lock);
+  entry = find(cache, &kernel); /* another thread may have loaded it meanwhile */
+  if (!entry) {
+    size_t bucket = bucket_of(&kernel);
+    loaded->next = cache->buckets[bucket];
+    cache->buckets[bucket] = entry = loaded;
+    loaded = NULL;
+  }
+  pthread_mutex_unlock(&cache->lock);
+  if (loaded) {
+    cache->driver->cuModuleUnload(loaded->module);
+    free(loaded);
+  }
+  *function = entry->function;
+  return CUREDUCE_STATUS_OK;
+}

@@ -1,0 +1,37 @@
+/* Compiled kernels of one context, loaded and ready to launch: spec -> CUfunction.
+ * A miss walks spec -> source -> disk cache -> NVRTC (and back to the disk cache) -> module load.
+ * Safe to call from several threads; compiles run outside the lock. */
+#ifndef CUREDUCE_KCACHE_H
+#define CUREDUCE_KCACHE_H
+
+#include <pthread.h>
+
+#include "diskcache.h"
+#include "driver.h"
+#include "spec.h"
+
+typedef struct cureduce_kcache_entry cureduce_kcache_entry;
+
+typedef struct cureduce_kcache {
+  const cureduce_driver *driver;
+  int arch;
+  const cureduce_logger *logger;
+  cureduce_diskcache *disk;
+  pthread_mutex_t lock;
+  cureduce_kcache_entry *buckets[256];
+} cureduce_kcache;
+
+void cureduce_kcache_init(cureduce_kcache *cache, const cureduce_driver *driver, int arch,
+                          const cureduce_logger *logger, cureduce_diskcache *disk);
+/* Unloads every module; the context must be current. */
+void cureduce_kcache_release(cureduce_kcache *cache);
+
+/* The loaded kernel for spec's kernel part; the context must be current. */
+cureduce_status cureduce_kcache_get(cureduce_kcache *cache, const cureduce_spec *spec, CUfunction *function);
+
+/* The CUBIN or PTX for a spec, from the disk cache or NVRTC, without loading it: what
+ * offline cache warming and the compile tests need. The caller frees binary->data. */
+cureduce_status cureduce_kcache_build(const cureduce_spec *spec, int arch, cureduce_diskcache *disk,
+                                      const cureduce_logger *logger, cureduce_binary *binary);
+
+#endif

@@ -1,0 +1,83 @@
+#include <stdlib.h>
+
+#include "context.h"
+#include "error.h"
+
+unsigned cureduce_size_bucket(size_t n) {
+  unsigned bits = 0;
+  while (n) {
+    bits++;
+    n >>= 1;
+  }
+  return bits;
+}
+
+cureduce_spec cureduce_plan_default_spec(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
+                                         int max_threads_per_sm) {
+  enum { block = 256 };
+  int blocks_per_sm = max_threads_per_sm / block;
+  return (cureduce_spec){.op = (uint8_t)op,
+                         .input = (uint8_t)input,
+                         .output = (uint8_t)output,
+                         .strategy = CUREDUCE_STRATEGY_SINGLE_PASS,
+                         .block = block,
+                         .unroll = 4,
+                         .vector_bytes = 16,
+                         .blocks_per_sm = (uint16_t)(blocks_per_sm < 1 ? 1 : blocks_per_sm > 32 ? 32 : blocks_per_sm)};
+}
+
+unsigned cureduce_plan_grid(const cureduce_plan *plan, size_t n) {
+  size_t blocks = n / plan->elements_per_block + (n % plan->elements_per_block != 0);
+  if (blocks < 1)
+    blocks = 1;
+  return blocks < plan->max_grid ? (unsigned)blocks : plan->max_grid;
+}
+
+static cureduce_status make_plan(cureduce_context *context, cureduce_op op, cureduce_dtype input,
+                                 cureduce_dtype output, cureduce_plan **made) {
+  cureduce_plan *plan = calloc(1, sizeof *plan);
+  CUREDUCE_RETURN_ERROR_IF(!plan, OUT_OF_MEMORY, "no memory for a plan");
+  plan->spec = cureduce_plan_default_spec(op, input, output, context->info.max_threads_per_sm);
+  cureduce_status status = cureduce_kcache_get(&context->kernels, &plan->spec, &plan->function);
+  if (status != CUREDUCE_STATUS_OK) {
+    free(plan);
+    return status;
+  }
+  size_t grid = (size_t)context->info.sm_count * plan->spec.blocks_per_sm;
+  plan->max_grid = grid < CUREDUCE_MAX_GRID ? (unsigned)grid : CUREDUCE_MAX_GRID;
+  plan->elements_per_block =
+      (size_t)plan->spec.block * plan->spec.unroll * (plan->spec.vector_bytes / cureduce_dtype_size(input));
+  *made = plan;
+  return CUREDUCE_STATUS_OK;
+}
+
+cureduce_status cureduce_plan_get(cureduce_context *context, cureduce_op op, cureduce_dtype input,
+                                  cureduce_dtype output, size_t n, const cureduce_plan **plan) {
+  _Atomic(cureduce_plan *) *slot = &context->plans.slots[op][input][output != input][cureduce_size_bucket(n)];
+  cureduce_plan *found = atomic_load_explicit(slot, memory_order_acquire);
+  if (found) {
+    *plan = found;
+    return CUREDUCE_STATUS_OK;
+  }
+  cureduce_plan *made = NULL;
+  CUREDUCE_FORWARD_IF_ERROR(make_plan(context, op, input, output, &made));
+  /* Publish; a racing thread's plan is equally good, so the loser frees its own. */
+  cureduce_plan *expected = NULL;
+  if (!atomic_compare_exchange_strong_explicit(slot, &expected, made, memory_order_acq_rel, memory_order_acquire)) {
+    free(made);
+    *plan = expected;
+    return CUREDUCE_STATUS_OK;
+  }
+  made->next = atomic_load(&context->plans.all);
+  while (!atomic_compare_exchange_weak(&context->plans.all, &made->next, made))
+    ;
+  *plan = made;
+  return CUREDUCE_STATUS_OK;
+}
+
+void cureduce_plan_table_free(cureduce_plan_table *table) {
+  for (cureduce_plan *plan = atomic_load(&table->all), *next; plan; plan = next) {
+    next = plan->next;
+    free(plan);
+  }
+}

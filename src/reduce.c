@@ -1,0 +1,118 @@
+/* The public entry points: validate, plan, launch. Nothing here allocates or synchronizes
+ * once a plan exists, except cureduce_reduce_to_host's wait for its result. */
+#include <stdint.h>
+
+#include "context.h"
+#include "dtype.h"
+#include "error.h"
+
+/* Checks that need no device, so they answer the same with or without a GPU. */
+static cureduce_status validate_call(const cureduce_context *context, cureduce_op op, cureduce_dtype input_type,
+                                     const void *input, size_t n, cureduce_dtype output_type, const void *output) {
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_types(op, input_type, output_type));
+  size_t element = cureduce_dtype_size(input_type);
+  CUREDUCE_RETURN_ERROR_IF(n > 0 && !input, NULL_POINTER, "input is NULL with n = %zu", n);
+  CUREDUCE_RETURN_ERROR_IF(!output, NULL_POINTER, "output must not be NULL");
+  CUREDUCE_RETURN_ERROR_IF((uintptr_t)input % element != 0, MISALIGNED_POINTER,
+                           "input %p is not aligned to its %zu-byte elements", input, element);
+  size_t alignment = cureduce_result_alignment(op, output_type);
+  CUREDUCE_RETURN_ERROR_IF((uintptr_t)output % alignment != 0, MISALIGNED_POINTER,
+                           "output %p is not aligned to %zu bytes", output, alignment);
+  CUREDUCE_RETURN_ERROR_IF(n > (UINTPTR_MAX - (uintptr_t)input) / element, INVALID_ARGUMENT,
+                           "%zu elements of %zu bytes from %p run past the end of the address space", n, element,
+                           input);
+  CUREDUCE_RETURN_ERROR_IF(n == 0 && op != CUREDUCE_OP_SUM && op != CUREDUCE_OP_PROD, EMPTY_INPUT,
+                           "%s of zero elements", cureduce_op_name(op));
+  CUREDUCE_RETURN_ERROR_IF(!context, NULL_POINTER, "context must not be NULL");
+  return CUREDUCE_STATUS_OK;
+}
+
+/* A host pointer would fault the kernel and poison the whole CUDA context, so ask the driver
+ * first: device, managed and registered host memory are fine, anything else is refused. */
+static cureduce_status check_pointer(const cureduce_context *context, const void *pointer, const char *what) {
+  unsigned memory_type = 0;
+  CUresult result = context->driver->cuPointerGetAttribute(&memory_type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                                           (CUdeviceptr)(uintptr_t)pointer);
+  CUREDUCE_RETURN_ERROR_IF(result != CUDA_SUCCESS, NOT_DEVICE_POINTER,
+                           "%s %p is not memory the driver knows (host memory from malloc?)", what, pointer);
+  return CUREDUCE_STATUS_OK;
+}
+
+static cureduce_status launch(cureduce_context *context, const cureduce_plan *plan, const void *input, size_t n,
+                              void *output, void *stream, CUdeviceptr slot) {
+  unsigned grid = cureduce_plan_grid(plan, n);
+  if (grid > 1 && !slot)
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_workspace_slot(&context->workspace, stream, &slot));
+  CUdeviceptr input_pointer = (CUdeviceptr)(uintptr_t)input, output_pointer = (CUdeviceptr)(uintptr_t)output;
+  unsigned long long count = n;
+  CUdeviceptr partials = slot ? slot + CUREDUCE_SLOT_PARTIALS : 0, ticket = slot ? slot + CUREDUCE_SLOT_TICKET : 0;
+  void *parameters[] = {&input_pointer, &count, &output_pointer, &partials, &ticket};
+  CUREDUCE_CU(context->driver->cuLaunchKernel(plan->function, grid, 1, 1, plan->spec.block, 1, 1, 0,
+                                              (CUstream)stream, parameters, NULL));
+  return CUREDUCE_STATUS_OK;
+}
+
+/* Plans and launches with the context current; `slot` is the workspace slot when the caller
+ * already holds one (0 otherwise). */
+static cureduce_status plan_and_launch(cureduce_context *context, cureduce_op op, cureduce_dtype input_type,
+                                       const void *input, size_t n, cureduce_dtype output_type, void *output,
+                                       void *stream, CUdeviceptr slot) {
+  if (context->check_pointers) {
+    if (n > 0)
+      CUREDUCE_FORWARD_IF_ERROR(check_pointer(context, input, "input"));
+    if (!slot)
+      CUREDUCE_FORWARD_IF_ERROR(check_pointer(context, output, "output"));
+  }
+  const cureduce_plan *plan;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_get(context, op, input_type, output_type, n, &plan));
+  return launch(context, plan, input, n, output, stream, slot);
+}
+
+cureduce_status cureduce_reduce(cureduce_context *context, cureduce_op op, cureduce_dtype input_type,
+                                const void *input, size_t n, cureduce_dtype output_type, void *output,
+                                void *stream) {
+  cureduce_error_clear();
+  CUREDUCE_FORWARD_IF_ERROR(validate_call(context, op, input_type, input, n, output_type, output));
+  bool pushed;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_context_enter(context, &pushed));
+  cureduce_status status = plan_and_launch(context, op, input_type, input, n, output_type, output, stream, 0);
+  cureduce_context_leave(context, pushed);
+  return status;
+}
+
+static cureduce_status reduce_through_slot(cureduce_context *context, cureduce_op op, cureduce_dtype input_type,
+                                           const void *input, size_t n, cureduce_dtype output_type,
+                                           cureduce_value *result, void *stream) {
+  CUdeviceptr slot;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_workspace_slot(&context->workspace, stream, &slot));
+  CUdeviceptr cell = slot + CUREDUCE_SLOT_RESULT;
+  CUREDUCE_FORWARD_IF_ERROR(plan_and_launch(context, op, input_type, input, n, output_type,
+                                            (void *)(uintptr_t)cell, stream, slot));
+  cureduce_value value = {.index = -1};
+  CUREDUCE_CU(context->driver->cuMemcpyDtoHAsync(&value, cell, cureduce_result_size(op, output_type),
+                                                 (CUstream)stream));
+  CUREDUCE_CU(context->driver->cuStreamSynchronize((CUstream)stream));
+  *result = value;
+  return CUREDUCE_STATUS_OK;
+}
+
+cureduce_status cureduce_reduce_to_host(cureduce_context *context, cureduce_op op, cureduce_dtype input_type,
+                                        const void *input, size_t n, cureduce_dtype output_type,
+                                        cureduce_value *result, void *stream) {
+  cureduce_error_clear();
+  /* The result cell stands in for the output pointer in the checks: any aligned non-NULL value. */
+  CUREDUCE_RETURN_ERROR_IF(!result, NULL_POINTER, "result must not be NULL");
+  CUREDUCE_FORWARD_IF_ERROR(validate_call(context, op, input_type, input, n, output_type, result));
+  bool pushed;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_context_enter(context, &pushed));
+  cureduce_status status = reduce_through_slot(context, op, input_type, input, n, output_type, result, stream);
+  cureduce_context_leave(context, pushed);
+  return status;
+}
+
+cureduce_status cureduce_release_stream(cureduce_context *context, void *stream) {
+  cureduce_error_clear();
+  CUREDUCE_RETURN_ERROR_IF(!context, NULL_POINTER, "context must not be NULL");
+  cureduce_workspace_release(&context->workspace, stream);
+  return CUREDUCE_STATUS_OK;
+}

@@ -1,0 +1,127 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "error.h"
+#include "spec.h"
+
+static const struct {
+  const char *name;
+  const char *template_file;
+  const char *description;
+} strategy_table[CUREDUCE_STRATEGY_COUNT] = {
+#define CUREDUCE_STRATEGY_ROW(id, name, file, what) {name, file, what},
+    CUREDUCE_STRATEGY_LIST(CUREDUCE_STRATEGY_ROW)
+#undef CUREDUCE_STRATEGY_ROW
+};
+
+const char *cureduce_strategy_name(cureduce_strategy strategy) {
+  return strategy < CUREDUCE_STRATEGY_COUNT ? strategy_table[strategy].name : NULL;
+}
+const char *cureduce_strategy_template(cureduce_strategy strategy) {
+  return strategy < CUREDUCE_STRATEGY_COUNT ? strategy_table[strategy].template_file : NULL;
+}
+const char *cureduce_strategy_description(cureduce_strategy strategy) {
+  return strategy < CUREDUCE_STRATEGY_COUNT ? strategy_table[strategy].description : NULL;
+}
+
+static bool is_power_of_two(unsigned x) { return x && !(x & (x - 1)); }
+
+cureduce_status cureduce_spec_validate(const cureduce_spec *spec) {
+  CUREDUCE_RETURN_ERROR_IF(!spec, NULL_POINTER, "spec must not be NULL");
+  CUREDUCE_RETURN_ERROR_IF(!cureduce_op_is_valid(spec->op), INVALID_SPEC, "unknown operation %u", spec->op);
+  CUREDUCE_RETURN_ERROR_IF(!cureduce_dtype_is_valid(spec->input) || !cureduce_dtype_is_valid(spec->output),
+                           INVALID_SPEC, "unknown type %u or %u", spec->input, spec->output);
+  CUREDUCE_RETURN_ERROR_IF(cureduce_check_types(spec->op, spec->input, spec->output) != CUREDUCE_STATUS_OK,
+                           INVALID_SPEC, "%s of %s cannot give %s", cureduce_op_name(spec->op),
+                           cureduce_dtype_name(spec->input), cureduce_dtype_name(spec->output));
+  CUREDUCE_RETURN_ERROR_IF(spec->strategy >= CUREDUCE_STRATEGY_COUNT, INVALID_SPEC, "unknown strategy %u",
+                           spec->strategy);
+  CUREDUCE_RETURN_ERROR_IF(spec->block < 32 || spec->block > 1024 || spec->block % 32, INVALID_SPEC,
+                           "block %u is not a multiple of 32 from 32 to 1024", spec->block);
+  CUREDUCE_RETURN_ERROR_IF(spec->unroll < 1 || spec->unroll > 16, INVALID_SPEC,
+                           "unroll %u is not from 1 to 16", spec->unroll);
+  size_t element = cureduce_dtype_size(spec->input);
+  CUREDUCE_RETURN_ERROR_IF(!is_power_of_two(spec->vector_bytes) || spec->vector_bytes < element ||
+                               spec->vector_bytes > 16,
+                           INVALID_SPEC, "vector of %u bytes is not a power of two from %zu to 16",
+                           spec->vector_bytes, element);
+  CUREDUCE_RETURN_ERROR_IF(spec->blocks_per_sm < 1 || spec->blocks_per_sm > 32, INVALID_SPEC,
+                           "%u blocks per SM is not from 1 to 32", spec->blocks_per_sm);
+  CUREDUCE_RETURN_ERROR_IF(spec->zero != 0, INVALID_SPEC, "reserved field is %u, not 0", spec->zero);
+  return CUREDUCE_STATUS_OK;
+}
+
+cureduce_spec cureduce_spec_kernel_part(const cureduce_spec *spec) {
+  cureduce_spec kernel = *spec;
+  kernel.blocks_per_sm = 0;
+  return kernel;
+}
+
+bool cureduce_spec_equal(const cureduce_spec *a, const cureduce_spec *b) {
+  return memcmp(a, b, sizeof *a) == 0;
+}
+
+void cureduce_spec_format(const cureduce_spec *spec, char text[CUREDUCE_SPEC_TEXT_MAX]) {
+  const char *op = cureduce_op_name(spec->op), *input = cureduce_dtype_name(spec->input);
+  const char *output = cureduce_dtype_name(spec->output);
+  const char *strategy = cureduce_strategy_name(spec->strategy);
+  snprintf(text, CUREDUCE_SPEC_TEXT_MAX, "%s:%s->%s/%s/b%u/u%u/v%u/g%u", op ? op : "?",
+           input ? input : "?", output ? output : "?", strategy ? strategy : "?", spec->block,
+           spec->unroll, spec->vector_bytes, spec->blocks_per_sm);
+}
+
+/* Reads "<letter><number>" and checks the number fits `limit`. */
+static bool parse_field(const char *field, char letter, unsigned limit, unsigned *value) {
+  char *end;
+  if (field[0] != letter || field[1] < '0' || field[1] > '9')
+    return false;
+  unsigned long parsed = strtoul(field + 1, &end, 10);
+  if (*end != '\0' || parsed > limit)
+    return false;
+  *value = (unsigned)parsed;
+  return true;
+}
+
+cureduce_status cureduce_spec_parse(const char *text, cureduce_spec *spec) {
+  CUREDUCE_RETURN_ERROR_IF(!text || !spec, NULL_POINTER, "text and spec must not be NULL");
+  CUREDUCE_RETURN_ERROR_IF(strlen(text) >= CUREDUCE_SPEC_TEXT_MAX, INVALID_SPEC,
+                           "spec text is longer than %d bytes", CUREDUCE_SPEC_TEXT_MAX - 1);
+  char copy[CUREDUCE_SPEC_TEXT_MAX];
+  strcpy(copy, text);
+  char *parts[7];
+  int count = 0;
+  for (char *cursor = copy, *slash; count < 7; cursor = slash + 1) {
+    parts[count++] = cursor;
+    slash = strchr(cursor, '/');
+    if (!slash)
+      break;
+    *slash = '\0';
+  }
+  CUREDUCE_RETURN_ERROR_IF(count != 6, INVALID_SPEC,
+                           "'%s' is not op:in->out/strategy/bBLOCK/uUNROLL/vBYTES/gBLOCKS_PER_SM", text);
+  char *colon = strchr(parts[0], ':'), *arrow = strstr(parts[0], "->");
+  CUREDUCE_RETURN_ERROR_IF(!colon || !arrow || arrow < colon, INVALID_SPEC, "'%s' is not op:in->out", parts[0]);
+  *colon = '\0';
+  *arrow = '\0';
+  int op = cureduce_op_from_name(parts[0]), input = cureduce_dtype_from_name(colon + 1);
+  int output = cureduce_dtype_from_name(arrow + 2);
+  CUREDUCE_RETURN_ERROR_IF(op < 0 || input < 0 || output < 0, INVALID_SPEC,
+                           "unknown operation or type in '%s'", text);
+  int strategy = -1;
+  for (int s = 0; s < CUREDUCE_STRATEGY_COUNT; s++)
+    if (strcmp(parts[1], strategy_table[s].name) == 0)
+      strategy = s;
+  CUREDUCE_RETURN_ERROR_IF(strategy < 0, INVALID_SPEC, "unknown strategy '%s'", parts[1]);
+  unsigned block, unroll, vector_bytes, blocks_per_sm;
+  CUREDUCE_RETURN_ERROR_IF(!parse_field(parts[2], 'b', 1024, &block) || !parse_field(parts[3], 'u', 255, &unroll) ||
+                               !parse_field(parts[4], 'v', 255, &vector_bytes) ||
+                               !parse_field(parts[5], 'g', 65535, &blocks_per_sm),
+                           INVALID_SPEC, "bad number field in '%s'", text);
+  cureduce_spec parsed = {(uint8_t)op, (uint8_t)input, (uint8_t)output, (uint8_t)strategy, (uint16_t)block,
+                          (uint8_t)unroll, (uint8_t)vector_bytes, (uint16_t)blocks_per_sm, 0};
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate(&parsed));
+  *spec = parsed;
+  return CUREDUCE_STATUS_OK;
+}

@@ -1,0 +1,74 @@
+#include <stdlib.h>
+
+#include "error.h"
+#include "workspace.h"
+
+#define FREE_SLOT UINTPTR_MAX
+
+/* The key of a stream. NULL and CU_STREAM_LEGACY are one stream. CU_STREAM_PER_THREAD is a
+ * different stream in every thread, so its key is an address unique to the calling thread. */
+static uintptr_t stream_key(void *stream) {
+  static _Thread_local char per_thread_stream;
+  if (stream == (void *)CU_STREAM_PER_THREAD)
+    return (uintptr_t)&per_thread_stream;
+  if (stream == NULL)
+    return (uintptr_t)CU_STREAM_LEGACY;
+  return (uintptr_t)stream;
+}
+
+cureduce_status cureduce_workspace_create(cureduce_workspace *workspace, const cureduce_driver *driver,
+                                          unsigned slot_count) {
+  workspace->driver = driver;
+  workspace->slot_count = slot_count;
+  workspace->base = 0;
+  workspace->owners = malloc(slot_count * sizeof *workspace->owners);
+  CUREDUCE_RETURN_ERROR_IF(!workspace->owners, OUT_OF_MEMORY, "no memory for %u slot owners", slot_count);
+  for (unsigned i = 0; i < slot_count; i++)
+    atomic_init(&workspace->owners[i], FREE_SLOT);
+  size_t bytes = (size_t)slot_count * CUREDUCE_SLOT_BYTES;
+  cureduce_status status = cureduce_driver_check(driver->cuMemAlloc(&workspace->base, bytes), "cuMemAlloc",
+                                                 __FILE__, __LINE__);
+  if (status == CUREDUCE_STATUS_OK)
+    status = cureduce_driver_check(driver->cuMemsetD8(workspace->base, 0, bytes), "cuMemsetD8", __FILE__, __LINE__);
+  if (status != CUREDUCE_STATUS_OK)
+    cureduce_workspace_destroy(workspace);
+  return status;
+}
+
+void cureduce_workspace_destroy(cureduce_workspace *workspace) {
+  if (workspace->base)
+    workspace->driver->cuMemFree(workspace->base);
+  free((void *)workspace->owners);
+  workspace->base = 0;
+  workspace->owners = NULL;
+}
+
+cureduce_status cureduce_workspace_slot(cureduce_workspace *workspace, void *stream, CUdeviceptr *slot) {
+  uintptr_t key = stream_key(stream);
+  for (unsigned i = 0; i < workspace->slot_count; i++)
+    if (atomic_load_explicit(&workspace->owners[i], memory_order_acquire) == key) {
+      *slot = workspace->base + (CUdeviceptr)i * CUREDUCE_SLOT_BYTES;
+      return CUREDUCE_STATUS_OK;
+    }
+  /* Two threads claiming for one stream at once may take two slots; both stay valid, since one
+   * stream orders its own launches. */
+  for (unsigned i = 0; i < workspace->slot_count; i++) {
+    uintptr_t expected = FREE_SLOT;
+    if (atomic_compare_exchange_strong(&workspace->owners[i], &expected, key)) {
+      *slot = workspace->base + (CUdeviceptr)i * CUREDUCE_SLOT_BYTES;
+      return CUREDUCE_STATUS_OK;
+    }
+  }
+  return CUREDUCE_FAIL(TOO_MANY_STREAMS,
+                       "all %u workspace slots are held by other streams: release one with "
+                       "cureduce_release_stream() or raise settings.max_streams",
+                       workspace->slot_count);
+}
+
+void cureduce_workspace_release(cureduce_workspace *workspace, void *stream) {
+  uintptr_t key = stream_key(stream);
+  for (unsigned i = 0; i < workspace->slot_count; i++) {
+    uintptr_t expected = key;
+    atomic_compare_exchange_strong(&workspace->owners[i], &expected, FREE_SLOT);
+  }
+}
