@@ -1,0 +1,165 @@
+/* The public API without a GPU: status names and strings, types, settings, and every argument
+ * check, which answers the same with or without a device. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+START_TEST(test_status_numbers_are_pinned) {
+  ck_assert_int_eq(CUREDUCE_STATUS_OK, 0);
+  ck_assert_int_eq(CUREDUCE_STATUS_UNSUPPORTED, 4);
+  ck_assert_int_eq(CUREDUCE_STATUS_NO_NVRTC, 8);
+  ck_assert_int_eq(CUREDUCE_STATUS_CACHE_IO, 15);
+  ck_assert_str_eq(cureduce_status_name(CUREDUCE_STATUS_TOO_MANY_STREAMS), "CUREDUCE_STATUS_TOO_MANY_STREAMS");
+  ck_assert_str_eq(cureduce_status_name((cureduce_status)999), "CUREDUCE_STATUS_UNKNOWN");
+  ck_assert_str_eq(cureduce_status_string((cureduce_status)-1), "unknown status");
+#define CHECK_STATUS(name, number, message)                                                   \
+  ck_assert_str_eq(cureduce_status_name(CUREDUCE_STATUS_##name), "CUREDUCE_STATUS_" #name);    \
+  ck_assert_str_eq(cureduce_status_string(CUREDUCE_STATUS_##name), message);
+  CUREDUCE_STATUS_LIST(CHECK_STATUS)
+#undef CHECK_STATUS
+}
+END_TEST
+
+START_TEST(test_version) {
+  ck_assert_uint_eq(cureduce_version(), CUREDUCE_VERSION);
+  ck_assert_str_eq(cureduce_version_string(), "0.1.0");
+}
+END_TEST
+
+START_TEST(test_types_and_accumulators) {
+  static const struct {
+    cureduce_op op;
+    cureduce_dtype input, accumulator;
+  } table[] = {
+      {CUREDUCE_OP_SUM, CUREDUCE_F16, CUREDUCE_F32},  {CUREDUCE_OP_SUM, CUREDUCE_BF16, CUREDUCE_F32},
+      {CUREDUCE_OP_PROD, CUREDUCE_F32, CUREDUCE_F32}, {CUREDUCE_OP_SUM, CUREDUCE_F64, CUREDUCE_F64},
+      {CUREDUCE_OP_SUM, CUREDUCE_I8, CUREDUCE_I64},   {CUREDUCE_OP_PROD, CUREDUCE_U8, CUREDUCE_U64},
+      {CUREDUCE_OP_SUM, CUREDUCE_I32, CUREDUCE_I64},  {CUREDUCE_OP_SUM, CUREDUCE_U32, CUREDUCE_U64},
+      {CUREDUCE_OP_MIN, CUREDUCE_F16, CUREDUCE_F16},  {CUREDUCE_OP_ARGMAX, CUREDUCE_U64, CUREDUCE_U64},
+  };
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    cureduce_dtype accumulator;
+    ck_assert(cureduce_accumulator_type(table[i].op, table[i].input, &accumulator) == CUREDUCE_STATUS_OK);
+    ck_assert_int_eq(accumulator, table[i].accumulator);
+    ck_assert(cureduce_check_types(table[i].op, table[i].input, table[i].accumulator) == CUREDUCE_STATUS_OK);
+    ck_assert(cureduce_check_types(table[i].op, table[i].input, table[i].input) == CUREDUCE_STATUS_OK);
+  }
+  ck_assert(cureduce_check_types(CUREDUCE_OP_SUM, CUREDUCE_F16, CUREDUCE_F64) == CUREDUCE_STATUS_UNSUPPORTED);
+  ck_assert(strstr(cureduce_last_error_detail(), "sum of f16 may give f16 or f32, not f64"));
+  ck_assert(cureduce_check_types(CUREDUCE_OP_MAX, CUREDUCE_I8, CUREDUCE_I64) == CUREDUCE_STATUS_UNSUPPORTED);
+  ck_assert(cureduce_check_types((cureduce_op)6, CUREDUCE_F32, CUREDUCE_F32) == CUREDUCE_STATUS_UNSUPPORTED);
+  ck_assert(cureduce_check_types(CUREDUCE_OP_SUM, (cureduce_dtype)10, CUREDUCE_F32) == CUREDUCE_STATUS_UNSUPPORTED);
+  ck_assert_ptr_null(cureduce_dtype_name((cureduce_dtype)-1));
+  ck_assert_uint_eq(cureduce_dtype_size(CUREDUCE_BF16), 2);
+  ck_assert_uint_eq(cureduce_dtype_size((cureduce_dtype)10), 0);
+  ck_assert_str_eq(cureduce_op_name(CUREDUCE_OP_ARGMIN), "argmin");
+  ck_assert_uint_eq(sizeof(cureduce_value), 16);
+}
+END_TEST
+
+/* Each bad call and the status it must get; none needs a context, so each also passes NULL. */
+START_TEST(test_argument_checks) {
+  float device_like[8] = {0};
+  const void *aligned = device_like, *misaligned = (const char *)device_like + 2;
+  void *out = device_like;
+  static const char *const expected_name[] = {
+      "CUREDUCE_STATUS_UNSUPPORTED",        "CUREDUCE_STATUS_UNSUPPORTED",   "CUREDUCE_STATUS_NULL_POINTER",
+      "CUREDUCE_STATUS_NULL_POINTER",       "CUREDUCE_STATUS_MISALIGNED_POINTER",
+      "CUREDUCE_STATUS_MISALIGNED_POINTER", "CUREDUCE_STATUS_EMPTY_INPUT",   "CUREDUCE_STATUS_INVALID_ARGUMENT",
+      "CUREDUCE_STATUS_NULL_POINTER",
+  };
+  cureduce_status got[] = {
+      cureduce_reduce(NULL, CUREDUCE_OP_MIN, CUREDUCE_I8, aligned, 4, CUREDUCE_I64, out, NULL),
+      cureduce_reduce(NULL, (cureduce_op)42, CUREDUCE_F32, aligned, 4, CUREDUCE_F32, out, NULL),
+      cureduce_reduce(NULL, CUREDUCE_OP_SUM, CUREDUCE_F32, NULL, 4, CUREDUCE_F32, out, NULL),
+      cureduce_reduce(NULL, CUREDUCE_OP_SUM, CUREDUCE_F32, aligned, 4, CUREDUCE_F32, NULL, NULL),
+      cureduce_reduce(NULL, CUREDUCE_OP_SUM, CUREDUCE_F32, misaligned, 4, CUREDUCE_F32, out, NULL),
+      cureduce_reduce(NULL, CUREDUCE_OP_ARGMAX, CUREDUCE_F32, aligned, 4, CUREDUCE_F32, (char *)out + 4, NULL),
+      cureduce_reduce(NULL, CUREDUCE_OP_MAX, CUREDUCE_F32, aligned, 0, CUREDUCE_F32, out, NULL),
+      cureduce_reduce(NULL, CUREDUCE_OP_SUM, CUREDUCE_F64, aligned, SIZE_MAX / 4, CUREDUCE_F64, out, NULL),
+      cureduce_reduce(NULL, CUREDUCE_OP_SUM, CUREDUCE_F32, aligned, (size_t)1 << 33, CUREDUCE_F32, out, NULL),
+  };
+  for (size_t i = 0; i < sizeof got / sizeof got[0]; i++)
+    ck_assert_msg(strcmp(cureduce_status_name(got[i]), expected_name[i]) == 0, "case %zu: %s, want %s", i,
+                  cureduce_status_name(got[i]), expected_name[i]);
+  /* Sizes past 2^32 are valid arguments: the last case fails only for want of a context. */
+  ck_assert(strstr(cureduce_last_error_detail(), "context must not be NULL"));
+  ck_assert(cureduce_reduce_to_host(NULL, CUREDUCE_OP_SUM, CUREDUCE_F32, aligned, 4, CUREDUCE_F32, NULL, NULL) ==
+            CUREDUCE_STATUS_NULL_POINTER);
+  ck_assert(cureduce_release_stream(NULL, NULL) == CUREDUCE_STATUS_NULL_POINTER);
+  ck_assert(cureduce_context_create(NULL, NULL) == CUREDUCE_STATUS_NULL_POINTER);
+  cureduce_context_destroy(NULL);
+}
+END_TEST
+
+START_TEST(test_error_detail_says_where) {
+  cureduce_reduce(NULL, CUREDUCE_OP_SUM, CUREDUCE_F32, (void *)2, 4, CUREDUCE_F32, (void *)16, NULL);
+  const char *detail = cureduce_last_error_detail();
+  ck_assert_msg(strstr(detail, "CUREDUCE_STATUS_MISALIGNED_POINTER: reduce.c:") && strstr(detail, "[(uintptr_t)input"),
+                "detail: %s", detail);
+  ck_assert(cureduce_check_types(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32) == CUREDUCE_STATUS_OK);
+}
+END_TEST
+
+START_TEST(test_settings) {
+  cureduce_settings settings;
+  memset(&settings, 0x5a, sizeof settings);
+  cureduce_default_settings(&settings);
+  ck_assert_int_eq(settings.device, 0);
+  ck_assert_int_eq(settings.disk_cache, 1);
+  ck_assert_uint_eq(settings.max_streams, 16);
+  ck_assert_int_eq(settings.check_pointers, 1);
+  ck_assert_ptr_null(settings.cache_dir);
+  for (size_t i = 0; i < sizeof settings.reserved; i++)
+    ck_assert_int_eq(settings.reserved[i], 0);
+  cureduce_context *context = NULL;
+  settings.reserved[3] = 1;
+  ck_assert(cureduce_context_create(&context, &settings) == CUREDUCE_STATUS_INVALID_ARGUMENT);
+  cureduce_default_settings(&settings);
+  settings.max_streams = 0;
+  ck_assert(cureduce_context_create(&context, &settings) == CUREDUCE_STATUS_INVALID_ARGUMENT);
+  cureduce_default_settings(&settings);
+  settings.device = -1;
+  ck_assert(cureduce_context_create(&context, &settings) == CUREDUCE_STATUS_NO_DEVICE);
+  ck_assert_ptr_null(context);
+}
+END_TEST
+
+START_TEST(test_log_level_from_environment) {
+  cureduce_settings settings;
+  setenv("CUREDUCE_LOG", "debug", 1);
+  cureduce_default_settings(&settings);
+  ck_assert_int_eq(settings.log_level, CUREDUCE_LOG_DEBUG);
+  setenv("CUREDUCE_LOG", "nonsense", 1);
+  cureduce_default_settings(&settings);
+  ck_assert_int_eq(settings.log_level, CUREDUCE_LOG_WARN);
+  unsetenv("CUREDUCE_LOG");
+}
+END_TEST
+
+/* A missing driver is a status with the reason, not a crash at load time. Runs in its own
+ * forked process, so the driver was never loaded before. */
+START_TEST(test_missing_driver_is_a_status) {
+  setenv("CUREDUCE_DRIVER_LIB", "/nonexistent/libcuda.so.1", 1);
+  cureduce_context *context = NULL;
+  ck_assert(cureduce_context_create(&context, NULL) == CUREDUCE_STATUS_NO_DRIVER);
+  ck_assert(strstr(cureduce_last_error_detail(), "/nonexistent/libcuda.so.1"));
+  ck_assert_ptr_null(context);
+}
+END_TEST
+
+int main(void) {
+  Suite *suite = suite_create("api");
+  TCase *api = tcase_create("api");
+  tcase_add_test(api, test_status_numbers_are_pinned);
+  tcase_add_test(api, test_version);
+  tcase_add_test(api, test_types_and_accumulators);
+  tcase_add_test(api, test_argument_checks);
+  tcase_add_test(api, test_error_detail_says_where);
+  tcase_add_test(api, test_settings);
+  tcase_add_test(api, test_log_level_from_environment);
+  tcase_add_test(api, test_missing_driver_is_a_status);
+  suite_add_tcase(suite, api);
+  return harness_run(suite, false);
+}

@@ -1,0 +1,273 @@
+/* The on-disk kernel cache without a GPU: SHA-256, entry encoding, every kind of bad file as a
+ * miss, stores and loads through a real folder, a read-only folder, a folder that is a file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cachefile.h"
+#include "diskcache.h"
+#include "harness.h"
+#include "sha256.h"
+
+static int warnings;
+static void count_warnings(void *user, cureduce_log_level level, const char *message) {
+  (void)user;
+  (void)message;
+  warnings += level == CUREDUCE_LOG_WARN;
+}
+static const cureduce_logger counting = {CUREDUCE_LOG_WARN, count_warnings, NULL};
+
+static void hex(const unsigned char *digest, char *out) {
+  for (int i = 0; i < 32; i++)
+    sprintf(out + 2 * i, "%02x", digest[i]);
+}
+
+START_TEST(test_sha256_known_answers) {
+  unsigned char digest[32];
+  char text[65];
+  cureduce_sha256("abc", 3, digest);
+  hex(digest, text);
+  ck_assert_str_eq(text, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  cureduce_sha256("", 0, digest);
+  hex(digest, text);
+  ck_assert_str_eq(text, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  const char *two_blocks = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+  cureduce_sha256(two_blocks, strlen(two_blocks), digest);
+  hex(digest, text);
+  ck_assert_str_eq(text, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  cureduce_sha256_state state; /* a million 'a', fed in uneven pieces */
+  cureduce_sha256_init(&state);
+  char as[1000];
+  memset(as, 'a', sizeof as);
+  for (int i = 0, step = 1; i < 1000000; i += step, step = step % 997 + 1)
+    cureduce_sha256_update(&state, as, (size_t)(i + step <= 1000000 ? step : 1000000 - i));
+  cureduce_sha256_final(&state, digest);
+  hex(digest, text);
+  ck_assert_str_eq(text, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+END_TEST
+
+static cureduce_binary random_binary(size_t size) {
+  unsigned char *data = malloc(size);
+  for (size_t i = 0; i < size; i++)
+    data[i] = (unsigned char)harness_random();
+  data[0] = 0x7f;
+  return (cureduce_binary){data, size, true};
+}
+
+START_TEST(test_entry_round_trip_and_every_corruption) {
+  cureduce_kernel_key key, other_key, other_arch;
+  cureduce_kernel_key_make("kernel source", 90, &key);
+  cureduce_kernel_key_make("kernel source ", 90, &other_key);
+  cureduce_kernel_key_make("kernel source", 100, &other_arch);
+  cureduce_binary binary = random_binary(300), view;
+  void *entry;
+  size_t size;
+  int version;
+  ck_assert(cureduce_diskcache_encode(&key, 13000, &binary, &entry, &size));
+  ck_assert(cureduce_diskcache_decode(&key, entry, size, &view, &version));
+  ck_assert_int_eq(version, 13000);
+  ck_assert(view.is_cubin && view.size == 300 && memcmp(view.data, binary.data, 300) == 0);
+  ck_assert(!cureduce_diskcache_decode(&other_key, entry, size, &view, &version));
+  ck_assert(!cureduce_diskcache_decode(&other_arch, entry, size, &view, &version));
+  unsigned char *bytes = entry;
+  for (size_t i = 0; i < size; i++) { /* any flipped bit is caught */
+    bytes[i] ^= (unsigned char)(1u << (i % 8));
+    ck_assert_msg(!cureduce_diskcache_decode(&key, entry, size, &view, &version), "flip at byte %zu passed", i);
+    bytes[i] ^= (unsigned char)(1u << (i % 8));
+  }
+  for (size_t cut = 0; cut < size; cut++) /* any truncation is caught */
+    ck_assert_msg(!cureduce_diskcache_decode(&key, entry, cut, &view, &version), "cut at %zu passed", cut);
+  bytes[8] = 2; /* a later format version is foreign */
+  ck_assert(!cureduce_diskcache_decode(&key, entry, size, &view, &version));
+  free(entry);
+  free(binary.data);
+}
+END_TEST
+
+static char *make_temporary_folder(void) {
+  char *dir = strdup("/tmp/cureduce-cache-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  return dir;
+}
+
+static void remove_tree(const char *dir) {
+  char command[512];
+  snprintf(command, sizeof command, "rm -rf '%s'", dir);
+  ck_assert_int_eq(system(command), 0);
+}
+
+static void entry_path(const char *root, const cureduce_kernel_key *key, int version, char *path, size_t size) {
+  int length = snprintf(path, size, "%s/kernels/", root);
+  for (int i = 0; i < 16; i++)
+    length += snprintf(path + length, size - (size_t)length, "%02x", key->digest[i]);
+  snprintf(path + length, size - (size_t)length, "/%d.bin", version);
+}
+
+START_TEST(test_store_load_and_bad_files_on_disk) {
+  char *root = make_temporary_folder();
+  cureduce_diskcache cache;
+  cureduce_diskcache_open(&cache, root, &counting);
+  cureduce_kernel_key key;
+  cureduce_kernel_key_make("another kernel", 90, &key);
+  cureduce_binary binary = random_binary(1000), loaded;
+  ck_assert(!cureduce_diskcache_load(&cache, &key, &loaded));
+  cureduce_diskcache_store(&cache, &key, 12080, &binary);
+  ck_assert(cureduce_diskcache_load(&cache, &key, &loaded));
+  ck_assert(loaded.size == 1000 && memcmp(loaded.data, binary.data, 1000) == 0);
+  free(loaded.data);
+
+  /* A newer NVRTC's entry wins; a corrupt newer entry is passed over for the valid older one. */
+  binary.size = 900;
+  cureduce_diskcache_store(&cache, &key, 13000, &binary);
+  ck_assert(cureduce_diskcache_load(&cache, &key, &loaded) && loaded.size == 900);
+  free(loaded.data);
+  char path[4096];
+  entry_path(root, &key, 13000, path, sizeof path);
+  ck_assert_int_eq(truncate(path, 500), 0);
+  ck_assert(cureduce_diskcache_load(&cache, &key, &loaded) && loaded.size == 1000);
+  free(loaded.data);
+  /* Garbage under the right name is a miss, and the next store replaces it. */
+  entry_path(root, &key, 12080, path, sizeof path);
+  FILE *file = fopen(path, "w");
+  fputs("not a cache entry", file);
+  fclose(file);
+  ck_assert(!cureduce_diskcache_load(&cache, &key, &loaded));
+  cureduce_diskcache_store(&cache, &key, 13000, &binary);
+  ck_assert(cureduce_diskcache_load(&cache, &key, &loaded) && loaded.size == 900);
+  free(loaded.data);
+  ck_assert_int_eq(warnings, 0);
+  cureduce_diskcache_close(&cache);
+  free(binary.data);
+  remove_tree(root);
+  free(root);
+}
+END_TEST
+
+/* As root, permissions do not stop writes; this test runs in its own forked process, so it can
+ * drop to an unprivileged user first. */
+static void become_unprivileged(void) {
+  if (geteuid() == 0) {
+    ck_assert_int_eq(setgid(65534), 0);
+    ck_assert_int_eq(setuid(65534), 0);
+  }
+}
+
+START_TEST(test_read_only_folder_reads_and_warns_once) {
+  char *root = make_temporary_folder();
+  ck_assert_int_eq(chmod(root, 0755), 0);
+  cureduce_diskcache cache;
+  cureduce_diskcache_open(&cache, root, &counting);
+  cureduce_kernel_key key, key2;
+  cureduce_kernel_key_make("warm kernel", 90, &key);
+  cureduce_kernel_key_make("cold kernel", 90, &key2);
+  cureduce_binary binary = random_binary(500), loaded;
+  cureduce_diskcache_store(&cache, &key, 13000, &binary);
+  cureduce_diskcache_close(&cache);
+  char kernels[4200];
+  snprintf(kernels, sizeof kernels, "%s/kernels", root);
+  ck_assert_int_eq(chmod(kernels, 0555), 0);
+  pid_t child = fork();
+  if (child == 0) { /* the unprivileged part runs in a child, so the parent can clean up */
+    become_unprivileged();
+    warnings = 0;
+    cureduce_diskcache_open(&cache, root, &counting);
+    bool warm = cureduce_diskcache_load(&cache, &key, &loaded); /* a pre-warmed read-only cache is used */
+    cureduce_diskcache_store(&cache, &key2, 13000, &binary);
+    cureduce_diskcache_store(&cache, &key2, 13000, &binary);
+    bool cold = cureduce_diskcache_load(&cache, &key2, &loaded);
+    _exit(warm && !cold && warnings == 1 ? 0 : 1);
+  }
+  int status;
+  ck_assert_int_eq(waitpid(child, &status, 0), child);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "read-only folder: not one warning, or a bad read");
+  free(binary.data);
+  remove_tree(root);
+  free(root);
+}
+END_TEST
+
+START_TEST(test_folder_that_is_a_file) {
+  char *root = make_temporary_folder();
+  char file_path[4096];
+  snprintf(file_path, sizeof file_path, "%s/plain-file", root);
+  FILE *file = fopen(file_path, "w");
+  fclose(file);
+  warnings = 0;
+  cureduce_diskcache cache;
+  cureduce_diskcache_open(&cache, file_path, &counting);
+  ck_assert_int_eq(warnings, 1);
+  cureduce_kernel_key key;
+  cureduce_kernel_key_make("k", 90, &key);
+  cureduce_binary binary = random_binary(64), loaded;
+  cureduce_diskcache_store(&cache, &key, 13000, &binary);
+  ck_assert(!cureduce_diskcache_load(&cache, &key, &loaded));
+  ck_assert_int_eq(warnings, 1);
+  cureduce_diskcache_close(&cache);
+  free(binary.data);
+  remove_tree(root);
+  free(root);
+}
+END_TEST
+
+START_TEST(test_cache_location_precedence) {
+  char path[4096];
+  setenv("HOME", "/home/someone", 1);
+  unsetenv("XDG_CACHE_HOME");
+  unsetenv("CUREDUCE_CACHE_DIR");
+  ck_assert(cureduce_cache_location(NULL, path, sizeof path));
+  ck_assert_str_eq(path, "/home/someone/.cache/cureduce");
+  setenv("XDG_CACHE_HOME", "/xdg", 1);
+  ck_assert(cureduce_cache_location(NULL, path, sizeof path));
+  ck_assert_str_eq(path, "/xdg/cureduce");
+  setenv("CUREDUCE_CACHE_DIR", "/env/dir", 1);
+  ck_assert(cureduce_cache_location(NULL, path, sizeof path));
+  ck_assert_str_eq(path, "/env/dir");
+  ck_assert(cureduce_cache_location("/settings/dir", path, sizeof path));
+  ck_assert_str_eq(path, "/settings/dir");
+  unsetenv("CUREDUCE_CACHE_DIR");
+  unsetenv("XDG_CACHE_HOME");
+  unsetenv("HOME");
+  ck_assert(!cureduce_cache_location(NULL, path, sizeof path));
+}
+END_TEST
+
+START_TEST(test_atomic_write_leaves_no_temporary) {
+  char *root = make_temporary_folder();
+  char path[4096];
+  snprintf(path, sizeof path, "%s/file", root);
+  ck_assert(cureduce_write_file_atomic(path, "one", 3));
+  ck_assert(cureduce_write_file_atomic(path, "second", 6));
+  void *data;
+  size_t size;
+  ck_assert(cureduce_read_file(path, 100, &data, &size) && size == 6 && memcmp(data, "second", 6) == 0);
+  free(data);
+  ck_assert(!cureduce_read_file(path, 5, &data, &size)); /* over the size limit */
+  snprintf(path, sizeof path, "%s/missing-folder/file", root);
+  ck_assert(!cureduce_write_file_atomic(path, "x", 1));
+  char command[4200];
+  snprintf(command, sizeof command, "test $(ls -A '%s' | wc -l) -eq 1", root);
+  ck_assert_int_eq(system(command), 0);
+  remove_tree(root);
+  free(root);
+}
+END_TEST
+
+int main(void) {
+  Suite *suite = suite_create("cache");
+  TCase *cache = tcase_create("cache");
+  tcase_add_test(cache, test_sha256_known_answers);
+  tcase_add_test(cache, test_entry_round_trip_and_every_corruption);
+  tcase_add_test(cache, test_store_load_and_bad_files_on_disk);
+  tcase_add_test(cache, test_read_only_folder_reads_and_warns_once);
+  tcase_add_test(cache, test_folder_that_is_a_file);
+  tcase_add_test(cache, test_cache_location_precedence);
+  tcase_add_test(cache, test_atomic_write_leaves_no_temporary);
+  suite_add_tcase(suite, cache);
+  return harness_run(suite, false);
+}

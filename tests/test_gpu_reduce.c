@@ -1,0 +1,90 @@
+/* Every operation of one input type (argv[1]), against the host reference: sizes from 0 to
+ * 2^24 + 7 and three random ones, every element-aligned start offset from 0 to 15 bytes, each
+ * output type the pair allows; fresh random data, the output and guard bytes around it
+ * poisoned before each run. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static cureduce_dtype tested_type;
+
+enum { poison_byte = 0xA5, output_area = 64, result_offset = 16, max_offset_bytes = 16 };
+
+static size_t sizes[16] = {0, 1, 2, 31, 32, 33, 255, 1023, 1024, 1025, 65537, (1u << 20) - 1, (1u << 24) + 7};
+static const size_t fixed_size_count = 13, size_count = 16;
+#define LARGEST ((size_t)(1u << 24) + 7)
+
+/* One reduction: poison, run, check the guard bytes, compare with the reference. */
+static void check_one(const harness_gpu *gpu, cureduce_op op, cureduce_dtype output, CUdeviceptr input,
+                      const unsigned char *host, size_t n, CUdeviceptr out_area) {
+  ck_assert(gpu->cu->cuMemsetD8(out_area, poison_byte, output_area) == CUDA_SUCCESS);
+  cureduce_status status = cureduce_reduce(gpu->context, op, tested_type, (const void *)(uintptr_t)input, n, output,
+                                           (void *)(uintptr_t)(out_area + result_offset), NULL);
+  if (n == 0 && op != CUREDUCE_OP_SUM && op != CUREDUCE_OP_PROD) {
+    ck_assert_msg(status == CUREDUCE_STATUS_EMPTY_INPUT, "%s of 0 elements gave %s", cureduce_op_name(op),
+                  cureduce_status_name(status));
+    return;
+  }
+  ck_assert_msg(status == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
+  unsigned char area[output_area];
+  harness_download(gpu, area, out_area, sizeof area);
+  size_t result_size = (op == CUREDUCE_OP_ARGMIN || op == CUREDUCE_OP_ARGMAX) ? 16 : cureduce_dtype_size(output);
+  for (size_t i = 0; i < sizeof area; i++)
+    if (i < result_offset || i >= result_offset + result_size)
+      ck_assert_msg(area[i] == poison_byte, "%s %s->%s n=%zu wrote guard byte %zu", cureduce_op_name(op),
+                    cureduce_dtype_name(tested_type), cureduce_dtype_name(output), n, i);
+  cureduce_value got = {.index = -1};
+  memcpy(&got, area + result_offset, result_size);
+  harness_expected expected = harness_reference(op, tested_type, output, host, n);
+  char why[256];
+  ck_assert_msg(harness_matches(op, output, &got, &expected, why, sizeof why), "%s %s->%s n=%zu offset %zu: %s",
+                cureduce_op_name(op), cureduce_dtype_name(tested_type), cureduce_dtype_name(output), n,
+                (size_t)(input % max_offset_bytes), why);
+}
+
+START_TEST(test_operation_matrix) {
+  cureduce_op op = (cureduce_op)_i;
+  for (size_t s = fixed_size_count; s < size_count; s++)
+    sizes[s] = (size_t)harness_random_range(2, 1 << 20);
+  harness_gpu gpu = harness_gpu_open();
+  size_t element = cureduce_dtype_size(tested_type), count = LARGEST + max_offset_bytes / element;
+  unsigned char *host = malloc(count * element);
+  ck_assert(host);
+  harness_fill(op, tested_type, host, count);
+  CUdeviceptr input = harness_device_alloc(&gpu, count * element), out_area = harness_device_alloc(&gpu, output_area);
+  harness_upload(&gpu, input, host, count * element);
+
+  cureduce_dtype accumulator;
+  ck_assert(cureduce_accumulator_type(op, tested_type, &accumulator) == CUREDUCE_STATUS_OK);
+  cureduce_dtype outputs[2] = {tested_type, accumulator};
+  for (int o = 0; o < (accumulator == tested_type ? 1 : 2); o++)
+    for (size_t s = 0; s < size_count; s++)
+      for (size_t offset = 0; offset < max_offset_bytes; offset += element)
+        check_one(&gpu, op, outputs[o], input + offset, host + offset, sizes[s], out_area);
+
+  gpu.cu->cuMemFree(input);
+  gpu.cu->cuMemFree(out_area);
+  free(host);
+  harness_gpu_close(&gpu);
+}
+END_TEST
+
+int main(int argc, char **argv) {
+  int type = -1;
+  for (int t = 0; argc == 2 && t < CUREDUCE_DTYPE_COUNT; t++)
+    if (strcmp(argv[1], cureduce_dtype_name((cureduce_dtype)t)) == 0)
+      type = t;
+  if (type < 0) {
+    fprintf(stderr, "usage: %s TYPE   (f16, bf16, f32, f64, i8, u8, i32, u32, i64, u64)\n", argv[0]);
+    return 2;
+  }
+  tested_type = (cureduce_dtype)type;
+  Suite *suite = suite_create("gpu-reduce");
+  TCase *matrix = tcase_create("matrix");
+  tcase_set_timeout(matrix, 600);
+  tcase_add_loop_test(matrix, test_operation_matrix, 0, CUREDUCE_OP_COUNT);
+  suite_add_tcase(suite, matrix);
+  return harness_run(suite, true);
+}

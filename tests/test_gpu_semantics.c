@@ -1,0 +1,311 @@
+/* The documented semantics on the GPU: IEEE special values, bitwise determinism, concurrent
+ * streams from several threads, more than 2^32 elements, workspace slots, refused pointers. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "harness.h"
+
+enum { special_count = 100003 };
+
+static cureduce_value reduce_to_host_on(cureduce_context *context, cureduce_op op, cureduce_dtype type,
+                                        CUdeviceptr input, size_t n, cureduce_dtype output, void *stream) {
+  cureduce_value result;
+  memset(&result, 0xA5, sizeof result); /* poison */
+  cureduce_status status =
+      cureduce_reduce_to_host(context, op, type, (const void *)(uintptr_t)input, n, output, &result, stream);
+  ck_assert_msg(status == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
+  return result;
+}
+
+static void put(cureduce_dtype type, void *host, size_t i, double x) {
+  switch (type) {
+  case CUREDUCE_F16: ((uint16_t *)host)[i] = harness_float_to_f16((float)x); break;
+  case CUREDUCE_BF16: ((uint16_t *)host)[i] = harness_float_to_bf16((float)x); break;
+  case CUREDUCE_F32: ((float *)host)[i] = (float)x; break;
+  default: ((double *)host)[i] = x; break;
+  }
+}
+
+/* Random multiples of 1/16 with the given sign (never zero), then the specials at their places. */
+static CUdeviceptr upload_with_specials(const harness_gpu *gpu, cureduce_dtype type, void *host, double sign,
+                                        const size_t *positions, const double *values, int count) {
+  for (size_t i = 0; i < special_count; i++)
+    put(type, host, i, sign * (double)harness_random_range(1, 1000) / 16);
+  for (int i = 0; i < count; i++)
+    put(type, host, positions[i], values[i]);
+  size_t bytes = special_count * cureduce_dtype_size(type);
+  CUdeviceptr device = harness_device_alloc(gpu, bytes);
+  harness_upload(gpu, device, host, bytes);
+  return device;
+}
+
+/* Reduces on the GPU and compares with the reference; returns the GPU's result. */
+static cureduce_value expect_reference(const harness_gpu *gpu, cureduce_op op, cureduce_dtype type,
+                                       cureduce_dtype output, CUdeviceptr device, const void *host, const char *what) {
+  cureduce_value got = reduce_to_host_on(gpu->context, op, type, device, special_count, output, NULL);
+  harness_expected expected = harness_reference(op, type, output, host, special_count);
+  char why[256];
+  ck_assert_msg(harness_matches(op, output, &got, &expected, why, sizeof why), "%s: %s %s: %s", what,
+                cureduce_op_name(op), cureduce_dtype_name(type), why);
+  return got;
+}
+
+static bool is_negative_zero(cureduce_dtype type, const cureduce_value *v) {
+  double x = harness_value_as_double(type, v);
+  return x == 0 && signbit(x);
+}
+
+START_TEST(test_ieee_special_values) {
+  static const cureduce_dtype float_types[] = {CUREDUCE_F16, CUREDUCE_BF16, CUREDUCE_F32, CUREDUCE_F64};
+  cureduce_dtype type = float_types[_i];
+  harness_gpu gpu = harness_gpu_open();
+  void *host = malloc(special_count * 8);
+  size_t early = (size_t)harness_random_range(1, special_count / 2 - 1);
+  size_t late = (size_t)harness_random_range(special_count / 2, special_count - 1);
+  size_t both[] = {early, late};
+
+  /* Two NaNs: min and max are NaN, argmin and argmax give the first NaN's index. */
+  CUdeviceptr device = upload_with_specials(&gpu, type, host, 1, both, (const double[]){NAN, NAN}, 2);
+  for (int op = CUREDUCE_OP_MIN; op <= CUREDUCE_OP_ARGMAX; op++) {
+    cureduce_value got = expect_reference(&gpu, (cureduce_op)op, type, type, device, host, "two NaNs");
+    ck_assert(isnan(harness_value_as_double(type, &got)));
+    if (op >= CUREDUCE_OP_ARGMIN)
+      ck_assert_int_eq(got.index, (int64_t)early);
+  }
+  gpu.cu->cuMemFree(device);
+
+  /* +0 first, -0 later, all else positive: min is -0 and argmin points at it. */
+  device = upload_with_specials(&gpu, type, host, 1, both, (const double[]){0.0, -0.0}, 2);
+  cureduce_value min = expect_reference(&gpu, CUREDUCE_OP_MIN, type, type, device, host, "signed zeros");
+  ck_assert(is_negative_zero(type, &min));
+  ck_assert_int_eq(expect_reference(&gpu, CUREDUCE_OP_ARGMIN, type, type, device, host, "signed zeros").index,
+                   (int64_t)late);
+  gpu.cu->cuMemFree(device);
+
+  /* -0 first, +0 later, all else negative: max is +0 and argmax points at it. */
+  device = upload_with_specials(&gpu, type, host, -1, both, (const double[]){-0.0, 0.0}, 2);
+  cureduce_value max = expect_reference(&gpu, CUREDUCE_OP_MAX, type, type, device, host, "signed zeros");
+  ck_assert(harness_value_as_double(type, &max) == 0 && !is_negative_zero(type, &max));
+  ck_assert_int_eq(expect_reference(&gpu, CUREDUCE_OP_ARGMAX, type, type, device, host, "signed zeros").index,
+                   (int64_t)late);
+  gpu.cu->cuMemFree(device);
+
+  /* Infinities: a sum with +inf is +inf; with both infinities it is NaN. */
+  cureduce_dtype accumulator;
+  cureduce_accumulator_type(CUREDUCE_OP_SUM, type, &accumulator);
+  device = upload_with_specials(&gpu, type, host, 1, both, (const double[]){INFINITY, -INFINITY}, 1);
+  cureduce_value total = expect_reference(&gpu, CUREDUCE_OP_SUM, type, accumulator, device, host, "+inf");
+  double sum = harness_value_as_double(accumulator, &total);
+  ck_assert_msg(isinf(sum) && sum > 0, "sum with +inf gave %g", sum);
+  ck_assert_int_eq(expect_reference(&gpu, CUREDUCE_OP_ARGMAX, type, type, device, host, "+inf").index, (int64_t)early);
+  gpu.cu->cuMemFree(device);
+  device = upload_with_specials(&gpu, type, host, 1, both, (const double[]){INFINITY, -INFINITY}, 2);
+  total = expect_reference(&gpu, CUREDUCE_OP_SUM, type, accumulator, device, host, "+-inf");
+  sum = harness_value_as_double(accumulator, &total);
+  ck_assert_msg(isnan(sum), "sum with +inf and -inf gave %g", sum);
+  ck_assert_int_eq(expect_reference(&gpu, CUREDUCE_OP_ARGMIN, type, type, device, host, "-inf").index, (int64_t)late);
+  gpu.cu->cuMemFree(device);
+  free(host);
+  harness_gpu_close(&gpu);
+}
+END_TEST
+
+/* Uniform reals, so that the order of additions shows in the last bits. */
+static CUdeviceptr upload_uniform_f32(const harness_gpu *gpu, size_t n) {
+  float *host = malloc(n * sizeof *host);
+  ck_assert(host);
+  for (size_t i = 0; i < n; i++)
+    host[i] = (float)(harness_random_unit() * 2 - 1);
+  CUdeviceptr device = harness_device_alloc(gpu, n * sizeof *host);
+  harness_upload(gpu, device, host, n * sizeof *host);
+  free(host);
+  return device;
+}
+
+START_TEST(test_bitwise_deterministic) {
+  harness_gpu gpu = harness_gpu_open();
+  const size_t n = (1u << 24) + 7;
+  CUdeviceptr device = upload_uniform_f32(&gpu, n + 1);
+  cureduce_value first = reduce_to_host_on(gpu.context, CUREDUCE_OP_SUM, CUREDUCE_F32, device + 4, n, CUREDUCE_F32, NULL);
+  for (int run = 1; run < 100; run++) {
+    cureduce_value again =
+        reduce_to_host_on(gpu.context, CUREDUCE_OP_SUM, CUREDUCE_F32, device + 4, n, CUREDUCE_F32, NULL);
+    ck_assert_msg(memcmp(&again.value.f32, &first.value.f32, 4) == 0, "run %d gave %a, run 0 gave %a", run,
+                  (double)again.value.f32, (double)first.value.f32);
+  }
+  gpu.cu->cuMemFree(device);
+  harness_gpu_close(&gpu);
+}
+END_TEST
+
+/* Two threads, each on its own stream, each reducing its own data many times at once. */
+typedef struct stream_worker {
+  harness_gpu *gpu;
+  CUdeviceptr input;
+  size_t n;
+  uint64_t expected;
+  int wrong;
+} stream_worker;
+
+static void *run_stream_worker(void *argument) {
+  stream_worker *worker = argument;
+  const cureduce_driver *cu = worker->gpu->cu;
+  cu->cuCtxPushCurrent(worker->gpu->context->primary);
+  CUstream stream;
+  cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
+  for (int run = 0; run < 200; run++) {
+    cureduce_value result = {.index = -1};
+    cureduce_status status = cureduce_reduce_to_host(worker->gpu->context, CUREDUCE_OP_SUM, CUREDUCE_U32,
+                                                     (const void *)(uintptr_t)worker->input, worker->n, CUREDUCE_U64,
+                                                     &result, stream);
+    worker->wrong += status != CUREDUCE_STATUS_OK || result.value.u64 != worker->expected;
+  }
+  cureduce_release_stream(worker->gpu->context, stream);
+  cu->cuStreamDestroy(stream);
+  CUcontext popped;
+  cu->cuCtxPopCurrent(&popped);
+  return NULL;
+}
+
+START_TEST(test_two_threads_two_streams) {
+  harness_gpu gpu = harness_gpu_open();
+  stream_worker workers[2];
+  pthread_t threads[2];
+  for (int w = 0; w < 2; w++) {
+    size_t n = (1u << 22) + 3 + (size_t)w * 1001;
+    uint32_t *host = malloc(n * sizeof *host);
+    harness_fill(CUREDUCE_OP_SUM, CUREDUCE_U32, host, n);
+    harness_expected expected = harness_reference(CUREDUCE_OP_SUM, CUREDUCE_U32, CUREDUCE_U64, host, n);
+    workers[w] = (stream_worker){&gpu, harness_device_alloc(&gpu, n * 4), n, expected.value.value.u64, 0};
+    harness_upload(&gpu, workers[w].input, host, n * 4);
+    free(host);
+  }
+  for (int w = 0; w < 2; w++)
+    ck_assert(pthread_create(&threads[w], NULL, run_stream_worker, &workers[w]) == 0);
+  for (int w = 0; w < 2; w++) {
+    pthread_join(threads[w], NULL);
+    ck_assert_msg(workers[w].wrong == 0, "thread %d: %d of 200 results wrong", w, workers[w].wrong);
+    gpu.cu->cuMemFree(workers[w].input);
+  }
+  harness_gpu_close(&gpu);
+}
+END_TEST
+
+/* More than 2^32 elements: sums, and extremes whose only occurrence lies past index 2^32. */
+START_TEST(test_more_than_2_pow_32_elements) {
+  harness_gpu gpu = harness_gpu_open();
+  const size_t n = ((size_t)1 << 32) + 4099, offset = 3;
+  unsigned char *host = malloc(n + offset);
+  ck_assert(host);
+  for (size_t i = 0; i < n + offset; i += 8) {
+    uint64_t bits = harness_random();
+    for (size_t b = 0; b < 8 && i + b < n + offset; b++)
+      host[i + b] = (unsigned char)(1 + (bits >> (8 * b)) % 254); /* 1..254 */
+  }
+  size_t low_at = ((size_t)1 << 32) + 100, high_at = ((size_t)1 << 32) + 17;
+  host[offset + low_at] = 0;
+  host[offset + high_at] = 255;
+  CUdeviceptr device = harness_device_alloc(&gpu, n + offset);
+  harness_upload(&gpu, device, host, n + offset);
+  static const cureduce_op ops[] = {CUREDUCE_OP_SUM, CUREDUCE_OP_MAX, CUREDUCE_OP_ARGMIN, CUREDUCE_OP_ARGMAX};
+  for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+    cureduce_dtype output = ops[o] == CUREDUCE_OP_SUM ? CUREDUCE_U64 : CUREDUCE_U8;
+    cureduce_value got = reduce_to_host_on(gpu.context, ops[o], CUREDUCE_U8, device + offset, n, output, NULL);
+    harness_expected expected = harness_reference(ops[o], CUREDUCE_U8, output, host + offset, n);
+    char why[256];
+    ck_assert_msg(harness_matches(ops[o], output, &got, &expected, why, sizeof why), "%s of 2^32+4099 u8: %s",
+                  cureduce_op_name(ops[o]), why);
+  }
+  ck_assert_int_eq(reduce_to_host_on(gpu.context, CUREDUCE_OP_ARGMIN, CUREDUCE_U8, device + offset, n, CUREDUCE_U8, NULL).index,
+                   (int64_t)low_at);
+  gpu.cu->cuMemFree(device);
+  free(host);
+  harness_gpu_close(&gpu);
+}
+END_TEST
+
+/* Each stream holds a workspace slot; with every slot held, a new stream is refused, clearly,
+ * until one is released. The per-thread default stream works like any other. */
+START_TEST(test_workspace_slots) {
+  harness_gpu gpu = harness_gpu_open();
+  cureduce_settings settings;
+  cureduce_default_settings(&settings);
+  settings.max_streams = 2;
+  cureduce_context *small;
+  ck_assert(cureduce_context_create(&small, &settings) == CUREDUCE_STATUS_OK);
+  const size_t n = 1u << 22;
+  float *host = malloc(n * 4);
+  harness_fill(CUREDUCE_OP_SUM, CUREDUCE_F32, host, n);
+  harness_expected expected = harness_reference(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, host, n);
+  CUdeviceptr device = harness_device_alloc(&gpu, n * 4);
+  harness_upload(&gpu, device, host, n * 4);
+  CUstream streams[3];
+  for (int s = 0; s < 3; s++)
+    ck_assert(gpu.cu->cuStreamCreate(&streams[s], CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+  cureduce_value result;
+  for (int s = 0; s < 2; s++) {
+    result = reduce_to_host_on(small, CUREDUCE_OP_SUM, CUREDUCE_F32, device, n, CUREDUCE_F32, streams[s]);
+    ck_assert(result.value.f32 == expected.value.value.f32);
+  }
+  cureduce_status refused = cureduce_reduce_to_host(small, CUREDUCE_OP_SUM, CUREDUCE_F32, (const void *)(uintptr_t)device,
+                                                    n, CUREDUCE_F32, &result, streams[2]);
+  ck_assert_str_eq(cureduce_status_name(refused), "CUREDUCE_STATUS_TOO_MANY_STREAMS");
+  ck_assert(strstr(cureduce_last_error_detail(), "cureduce_release_stream"));
+  ck_assert(cureduce_release_stream(small, streams[0]) == CUREDUCE_STATUS_OK);
+  result = reduce_to_host_on(small, CUREDUCE_OP_SUM, CUREDUCE_F32, device, n, CUREDUCE_F32, streams[2]);
+  ck_assert(result.value.f32 == expected.value.value.f32);
+  ck_assert(cureduce_release_stream(small, streams[1]) == CUREDUCE_STATUS_OK);
+  result = reduce_to_host_on(small, CUREDUCE_OP_SUM, CUREDUCE_F32, device, n, CUREDUCE_F32, CU_STREAM_PER_THREAD);
+  ck_assert(result.value.f32 == expected.value.value.f32);
+  for (int s = 0; s < 3; s++)
+    gpu.cu->cuStreamDestroy(streams[s]);
+  cureduce_context_destroy(small);
+  gpu.cu->cuMemFree(device);
+  free(host);
+  harness_gpu_close(&gpu);
+}
+END_TEST
+
+/* A host pointer would fault the kernel and poison the context: it is refused before launch,
+ * and the context still works afterwards. */
+START_TEST(test_host_pointer_refused) {
+  harness_gpu gpu = harness_gpu_open();
+  float *host = malloc(4096 * sizeof *host);
+  harness_fill(CUREDUCE_OP_SUM, CUREDUCE_F32, host, 4096);
+  CUdeviceptr device = harness_device_alloc(&gpu, 4096 * 4), out = harness_device_alloc(&gpu, 16);
+  cureduce_status status = cureduce_reduce(gpu.context, CUREDUCE_OP_SUM, CUREDUCE_F32, host, 4096, CUREDUCE_F32,
+                                           (void *)(uintptr_t)out, NULL);
+  ck_assert_str_eq(cureduce_status_name(status), "CUREDUCE_STATUS_NOT_DEVICE_POINTER");
+  float result;
+  status = cureduce_reduce(gpu.context, CUREDUCE_OP_SUM, CUREDUCE_F32, (const void *)(uintptr_t)device, 4096,
+                           CUREDUCE_F32, &result, NULL);
+  ck_assert_str_eq(cureduce_status_name(status), "CUREDUCE_STATUS_NOT_DEVICE_POINTER");
+  harness_upload(&gpu, device, host, 4096 * 4);
+  harness_expected expected = harness_reference(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, host, 4096);
+  ck_assert(reduce_to_host_on(gpu.context, CUREDUCE_OP_SUM, CUREDUCE_F32, device, 4096, CUREDUCE_F32, NULL).value.f32 ==
+            expected.value.value.f32);
+  gpu.cu->cuMemFree(device);
+  gpu.cu->cuMemFree(out);
+  free(host);
+  harness_gpu_close(&gpu);
+}
+END_TEST
+
+int main(void) {
+  Suite *suite = suite_create("gpu-semantics");
+  TCase *ieee = tcase_create("ieee");
+  tcase_add_loop_test(ieee, test_ieee_special_values, 0, 4);
+  suite_add_tcase(suite, ieee);
+  TCase *runs = tcase_create("runs");
+  tcase_set_timeout(runs, 600);
+  tcase_add_test(runs, test_bitwise_deterministic);
+  tcase_add_test(runs, test_two_threads_two_streams);
+  tcase_add_test(runs, test_more_than_2_pow_32_elements);
+  tcase_add_test(runs, test_workspace_slots);
+  tcase_add_test(runs, test_host_pointer_refused);
+  suite_add_tcase(suite, runs);
+  return harness_run(suite, true);
+}

@@ -1,0 +1,162 @@
+/* Kernel specifications (validation, text form) and source generation, without a GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "plan.h"
+#include "source.h"
+
+static cureduce_spec default_spec(cureduce_op op, cureduce_dtype input, cureduce_dtype output) {
+  return cureduce_plan_default_spec(op, input, output, 2048);
+}
+
+START_TEST(test_text_round_trip_for_every_type_pair) {
+  int checked = 0;
+  for (int op = 0; op < CUREDUCE_OP_COUNT; op++)
+    for (int input = 0; input < CUREDUCE_DTYPE_COUNT; input++)
+      for (int output = 0; output < CUREDUCE_DTYPE_COUNT; output++) {
+        if (cureduce_check_types((cureduce_op)op, (cureduce_dtype)input, (cureduce_dtype)output) != CUREDUCE_STATUS_OK)
+          continue;
+        cureduce_spec spec = default_spec((cureduce_op)op, (cureduce_dtype)input, (cureduce_dtype)output), parsed;
+        ck_assert(cureduce_spec_validate(&spec) == CUREDUCE_STATUS_OK);
+        char text[CUREDUCE_SPEC_TEXT_MAX];
+        cureduce_spec_format(&spec, text);
+        ck_assert_msg(cureduce_spec_parse(text, &parsed) == CUREDUCE_STATUS_OK, "%s: %s", text,
+                      cureduce_last_error_detail());
+        ck_assert(cureduce_spec_equal(&spec, &parsed));
+        checked++;
+      }
+  /* every op with its input type; sum and prod also with a wider accumulator for f16, bf16, i8, u8, i32, u32 */
+  ck_assert_int_eq(checked, 6 * 10 + 2 * 6);
+}
+END_TEST
+
+START_TEST(test_text_form) {
+  cureduce_spec spec = default_spec(CUREDUCE_OP_SUM, CUREDUCE_BF16, CUREDUCE_F32);
+  char text[CUREDUCE_SPEC_TEXT_MAX];
+  cureduce_spec_format(&spec, text);
+  ck_assert_str_eq(text, "sum:bf16->f32/single_pass/b256/u4/v16/g8");
+}
+END_TEST
+
+START_TEST(test_bad_specs_are_refused) {
+  static const char *const bad[] = {
+      "",
+      "sum:f32->f32",
+      "sum:f32->f64/single_pass/b256/u4/v16/g8",    /* f32 sums give f32 */
+      "mean:f32->f32/single_pass/b256/u4/v16/g8",   /* no such op */
+      "sum:f32->f32/ladder/b256/u4/v16/g8",         /* no such strategy */
+      "sum:f32->f32/single_pass/b100/u4/v16/g8",    /* block not a multiple of 32 */
+      "sum:f32->f32/single_pass/b2048/u4/v16/g8",   /* block too large */
+      "sum:f32->f32/single_pass/b256/u0/v16/g8",    /* no loads */
+      "sum:f32->f32/single_pass/b256/u4/v2/g8",     /* vector smaller than an element */
+      "sum:f32->f32/single_pass/b256/u4/v12/g8",    /* not a power of two */
+      "sum:f32->f32/single_pass/b256/u4/v32/g8",    /* wider than 16 bytes */
+      "sum:f32->f32/single_pass/b256/u4/v16/g0",    /* no blocks */
+      "sum:f32->f32/single_pass/b256/u4/v16/g8/x1", /* trailing field */
+      "sum:f32->f32/single_pass/b256/u4/v16/g8x",
+      "sum:f32->f32/single_pass/b-256/u4/v16/g8",
+      "sum:f32->f32/single_pass/b99999999999999999999/u4/v16/g8",
+      "sum:f32->f32/single_pass/b256/u4/v16/g8/b256/u4/v16/g8/b256/u4/v16/g8/b256/u4/v16/g8/b256/u4/v16/g8/b256",
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    cureduce_spec spec;
+    cureduce_status status = cureduce_spec_parse(bad[i], &spec);
+    ck_assert_msg(status == CUREDUCE_STATUS_INVALID_SPEC, "'%s' gave %s", bad[i], cureduce_status_name(status));
+  }
+  cureduce_spec spec = default_spec(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32);
+  spec.zero = 1;
+  ck_assert(cureduce_spec_validate(&spec) == CUREDUCE_STATUS_INVALID_SPEC);
+  ck_assert(cureduce_spec_parse(NULL, &spec) == CUREDUCE_STATUS_NULL_POINTER);
+}
+END_TEST
+
+START_TEST(test_source_is_a_pure_function_of_the_spec) {
+  const cureduce_template_set *templates;
+  ck_assert(cureduce_templates_get(&templates) == CUREDUCE_STATUS_OK);
+  cureduce_spec spec = default_spec(CUREDUCE_OP_ARGMAX, CUREDUCE_I8, CUREDUCE_I8);
+  char *first, *second, *other;
+  ck_assert(cureduce_source_generate(&spec, templates, &first) == CUREDUCE_STATUS_OK);
+  ck_assert(cureduce_source_generate(&spec, templates, &second) == CUREDUCE_STATUS_OK);
+  ck_assert_str_eq(first, second);
+  ck_assert(strstr(first, "#define CUREDUCE_OP 5\n"));
+  ck_assert(strstr(first, "#define CUREDUCE_INPUT 4\n"));
+  ck_assert(strstr(first, "#define CUREDUCE_DTYPE_BF16 1\n"));
+  ck_assert(strstr(first, "#define CUREDUCE_OP_ARGMAX 5\n"));
+  ck_assert(strstr(first, "#define CUREDUCE_BLOCK 256\n"));
+  ck_assert(strstr(first, "#line 1 \"common.cuh\""));
+  ck_assert(strstr(first, "#line 1 \"single_pass.cu\""));
+  ck_assert(strstr(first, "extern \"C\" __global__"));
+  /* The launch-only field does not reach the source: both grids share one compiled kernel. */
+  spec.blocks_per_sm = 2;
+  ck_assert(cureduce_source_generate(&spec, templates, &other) == CUREDUCE_STATUS_OK);
+  ck_assert_str_eq(first, other);
+  free(other);
+  spec.unroll = 2;
+  ck_assert(cureduce_source_generate(&spec, templates, &other) == CUREDUCE_STATUS_OK);
+  ck_assert_str_ne(first, other);
+  free(first);
+  free(second);
+  free(other);
+}
+END_TEST
+
+/* CUREDUCE_TEMPLATE_DIR replaces the embedded templates; a folder missing one is an error with
+ * the path, never a silent fallback. Forked per test, since the override is read once. */
+START_TEST(test_template_dir_override) {
+  char dir[] = "/tmp/cureduce-templates-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char path[256];
+  const cureduce_template_set *embedded;
+  ck_assert(cureduce_templates_get(&embedded) == CUREDUCE_STATUS_OK);
+  for (size_t i = 0; i < embedded->count; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, embedded->templates[i].name);
+    FILE *file = fopen(path, "w");
+    fprintf(file, "// overridden\n%s", embedded->templates[i].text);
+    fclose(file);
+  }
+  setenv("CUREDUCE_TEMPLATE_DIR", dir, 1);
+  const cureduce_template_set *overridden;
+  ck_assert(cureduce_templates_get(&overridden) == CUREDUCE_STATUS_OK);
+  ck_assert(strncmp(cureduce_template_find(overridden, "common.cuh"), "// overridden\n", 14) == 0);
+  for (size_t i = 0; i < embedded->count; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, embedded->templates[i].name);
+    unlink(path);
+  }
+  rmdir(dir);
+}
+END_TEST
+
+START_TEST(test_template_dir_missing_file) {
+  setenv("CUREDUCE_TEMPLATE_DIR", "/nonexistent-cureduce-templates", 1);
+  const cureduce_template_set *set;
+  ck_assert(cureduce_templates_get(&set) == CUREDUCE_STATUS_INVALID_ARGUMENT);
+  ck_assert(strstr(cureduce_last_error_detail(), "/nonexistent-cureduce-templates/"));
+}
+END_TEST
+
+START_TEST(test_size_buckets) {
+  ck_assert_uint_eq(cureduce_size_bucket(0), 0);
+  ck_assert_uint_eq(cureduce_size_bucket(1), 1);
+  ck_assert_uint_eq(cureduce_size_bucket(1024), 11);
+  ck_assert_uint_eq(cureduce_size_bucket(SIZE_MAX), 64);
+}
+END_TEST
+
+int main(void) {
+  Suite *suite = suite_create("spec-source");
+  TCase *spec = tcase_create("spec");
+  tcase_add_test(spec, test_text_round_trip_for_every_type_pair);
+  tcase_add_test(spec, test_text_form);
+  tcase_add_test(spec, test_bad_specs_are_refused);
+  tcase_add_test(spec, test_size_buckets);
+  suite_add_tcase(suite, spec);
+  TCase *source = tcase_create("source");
+  tcase_add_test(source, test_source_is_a_pure_function_of_the_spec);
+  tcase_add_test(source, test_template_dir_override);
+  tcase_add_test(source, test_template_dir_missing_file);
+  suite_add_tcase(suite, source);
+  return harness_run(suite, false);
+}
