@@ -31,7 +31,7 @@ static void write_template(cureduce_strbuf *out, const char *name, const char *t
 cureduce_status cureduce_source_generate(const cureduce_spec *spec, const cureduce_template_set *templates,
                                          char **source) {
   CUREDUCE_RETURN_ERROR_IF(!templates || !source, NULL_POINTER, "templates and source must not be NULL");
-  CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate(spec));
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate_kernel(spec));
   const char *strategy_file = cureduce_strategy_template(spec->strategy);
   const char *common = cureduce_template_find(templates, CUREDUCE_COMMON_TEMPLATE);
   const char *strategy = cureduce_template_find(templates, strategy_file);

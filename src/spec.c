@@ -28,7 +28,7 @@ const char *cureduce_strategy_description(cureduce_strategy strategy) {
 
 static bool is_power_of_two(unsigned x) { return x && !(x & (x - 1)); }
 
-cureduce_status cureduce_spec_validate(const cureduce_spec *spec) {
+cureduce_status cureduce_spec_validate_kernel(const cureduce_spec *spec) {
   CUREDUCE_RETURN_ERROR_IF(!spec, NULL_POINTER, "spec must not be NULL");
   CUREDUCE_RETURN_ERROR_IF(!cureduce_op_is_valid(spec->op), INVALID_SPEC, "unknown operation %u", spec->op);
   CUREDUCE_RETURN_ERROR_IF(!cureduce_dtype_is_valid(spec->input) || !cureduce_dtype_is_valid(spec->output),
@@ -47,9 +47,14 @@ cureduce_status cureduce_spec_validate(const cureduce_spec *spec) {
                                spec->vector_bytes > 16,
                            INVALID_SPEC, "vector of %u bytes is not a power of two from %zu to 16",
                            spec->vector_bytes, element);
+  CUREDUCE_RETURN_ERROR_IF(spec->zero != 0, INVALID_SPEC, "reserved field is %u, not 0", spec->zero);
+  return CUREDUCE_STATUS_OK;
+}
+
+cureduce_status cureduce_spec_validate(const cureduce_spec *spec) {
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate_kernel(spec));
   CUREDUCE_RETURN_ERROR_IF(spec->blocks_per_sm < 1 || spec->blocks_per_sm > 32, INVALID_SPEC,
                            "%u blocks per SM is not from 1 to 32", spec->blocks_per_sm);
-  CUREDUCE_RETURN_ERROR_IF(spec->zero != 0, INVALID_SPEC, "reserved field is %u, not 0", spec->zero);
   return CUREDUCE_STATUS_OK;
 }
 

@@ -45,6 +45,8 @@ const char *cureduce_strategy_description(cureduce_strategy strategy);
 
 /* OK when every field is in range and the types go together. */
 cureduce_status cureduce_spec_validate(const cureduce_spec *spec);
+/* The same for the fields that shape the compiled kernel; the launch-only ones are not looked at. */
+cureduce_status cureduce_spec_validate_kernel(const cureduce_spec *spec);
 /* The spec with its launch-only fields cleared: what identifies the compiled kernel. */
 cureduce_spec cureduce_spec_kernel_part(const cureduce_spec *spec);
 bool cureduce_spec_equal(const cureduce_spec *a, const cureduce_spec *b);

@@ -89,9 +89,14 @@ START_TEST(test_source_is_a_pure_function_of_the_spec) {
   ck_assert(strstr(first, "#line 1 \"common.cuh\""));
   ck_assert(strstr(first, "#line 1 \"single_pass.cu\""));
   ck_assert(strstr(first, "extern \"C\" __global__"));
-  /* The launch-only field does not reach the source: both grids share one compiled kernel. */
+  /* The launch-only field does not reach the source: both grids share one compiled kernel, and
+   * the kernel part alone (what the kernel cache keys on) generates the same source. */
   spec.blocks_per_sm = 2;
   ck_assert(cureduce_source_generate(&spec, templates, &other) == CUREDUCE_STATUS_OK);
+  ck_assert_str_eq(first, other);
+  free(other);
+  cureduce_spec kernel = cureduce_spec_kernel_part(&spec);
+  ck_assert(cureduce_source_generate(&kernel, templates, &other) == CUREDUCE_STATUS_OK);
   ck_assert_str_eq(first, other);
   free(other);
   spec.unroll = 2;
