@@ -3,7 +3,7 @@
 // Compiled only by NVRTC, after a prelude that the host writes for one kernel specification:
 //   CUREDUCE_OP_*, CUREDUCE_DTYPE_*   the ids of the public header's enums
 //   CUREDUCE_OP, CUREDUCE_INPUT, CUREDUCE_OUTPUT   this kernel's operation and types
-//   CUREDUCE_BLOCK, CUREDUCE_UNROLL, CUREDUCE_VECTOR_BYTES, CUREDUCE_ITEMS   its shape
+//   CUREDUCE_BLOCK, CUREDUCE_UNROLL, CUREDUCE_VECTOR_BYTES   its shape
 // No header is included: the kernel must compile with nothing but NVRTC's built-ins.
 
 namespace cureduce {

@@ -55,7 +55,7 @@ END_TEST
 static cureduce_binary random_binary(size_t size) {
   unsigned char *data = malloc(size);
   for (size_t i = 0; i < size; i++)
-    data[i] = (unsigned char)harness_random();
+    data[i] = (unsigned char)cureduce_ref_random();
   data[0] = 0x7f;
   return (cureduce_binary){data, size, true};
 }

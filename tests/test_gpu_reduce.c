@@ -37,9 +37,9 @@ static void check_one(const harness_gpu *gpu, cureduce_op op, cureduce_dtype out
                     cureduce_dtype_name(tested_type), cureduce_dtype_name(output), n, i);
   cureduce_value got = {.index = -1};
   memcpy(&got, area + result_offset, result_size);
-  harness_expected expected = harness_reference(op, tested_type, output, host, n);
+  cureduce_ref_result expected = cureduce_ref_expected(op, tested_type, output, host, n);
   char why[256];
-  ck_assert_msg(harness_matches(op, output, &got, &expected, why, sizeof why), "%s %s->%s n=%zu offset %zu: %s",
+  ck_assert_msg(cureduce_ref_matches(op, output, &got, &expected, why, sizeof why), "%s %s->%s n=%zu offset %zu: %s",
                 cureduce_op_name(op), cureduce_dtype_name(tested_type), cureduce_dtype_name(output), n,
                 (size_t)(input % max_offset_bytes), why);
 }
@@ -47,12 +47,12 @@ static void check_one(const harness_gpu *gpu, cureduce_op op, cureduce_dtype out
 START_TEST(test_operation_matrix) {
   cureduce_op op = (cureduce_op)_i;
   for (size_t s = fixed_size_count; s < size_count; s++)
-    sizes[s] = (size_t)harness_random_range(2, 1 << 20);
+    sizes[s] = (size_t)cureduce_ref_random_range(2, 1 << 20);
   harness_gpu gpu = harness_gpu_open();
   size_t element = cureduce_dtype_size(tested_type), count = LARGEST + max_offset_bytes / element;
   unsigned char *host = malloc(count * element);
   ck_assert(host);
-  harness_fill(op, tested_type, host, count);
+  cureduce_ref_fill(op, tested_type, host, count);
   CUdeviceptr input = harness_device_alloc(&gpu, count * element), out_area = harness_device_alloc(&gpu, output_area);
   harness_upload(&gpu, input, host, count * element);
 

@@ -22,8 +22,8 @@ static cureduce_value reduce_to_host_on(cureduce_context *context, cureduce_op o
 
 static void put(cureduce_dtype type, void *host, size_t i, double x) {
   switch (type) {
-  case CUREDUCE_F16: ((uint16_t *)host)[i] = harness_float_to_f16((float)x); break;
-  case CUREDUCE_BF16: ((uint16_t *)host)[i] = harness_float_to_bf16((float)x); break;
+  case CUREDUCE_F16: ((uint16_t *)host)[i] = cureduce_ref_float_to_f16((float)x); break;
+  case CUREDUCE_BF16: ((uint16_t *)host)[i] = cureduce_ref_float_to_bf16((float)x); break;
   case CUREDUCE_F32: ((float *)host)[i] = (float)x; break;
   default: ((double *)host)[i] = x; break;
   }
@@ -33,7 +33,7 @@ static void put(cureduce_dtype type, void *host, size_t i, double x) {
 static CUdeviceptr upload_with_specials(const harness_gpu *gpu, cureduce_dtype type, void *host, double sign,
                                         const size_t *positions, const double *values, int count) {
   for (size_t i = 0; i < special_count; i++)
-    put(type, host, i, sign * (double)harness_random_range(1, 1000) / 16);
+    put(type, host, i, sign * (double)cureduce_ref_random_range(1, 1000) / 16);
   for (int i = 0; i < count; i++)
     put(type, host, positions[i], values[i]);
   size_t bytes = special_count * cureduce_dtype_size(type);
@@ -46,15 +46,15 @@ static CUdeviceptr upload_with_specials(const harness_gpu *gpu, cureduce_dtype t
 static cureduce_value expect_reference(const harness_gpu *gpu, cureduce_op op, cureduce_dtype type,
                                        cureduce_dtype output, CUdeviceptr device, const void *host, const char *what) {
   cureduce_value got = reduce_to_host_on(gpu->context, op, type, device, special_count, output, NULL);
-  harness_expected expected = harness_reference(op, type, output, host, special_count);
+  cureduce_ref_result expected = cureduce_ref_expected(op, type, output, host, special_count);
   char why[256];
-  ck_assert_msg(harness_matches(op, output, &got, &expected, why, sizeof why), "%s: %s %s: %s", what,
+  ck_assert_msg(cureduce_ref_matches(op, output, &got, &expected, why, sizeof why), "%s: %s %s: %s", what,
                 cureduce_op_name(op), cureduce_dtype_name(type), why);
   return got;
 }
 
 static bool is_negative_zero(cureduce_dtype type, const cureduce_value *v) {
-  double x = harness_value_as_double(type, v);
+  double x = cureduce_ref_value_as_double(type, v);
   return x == 0 && signbit(x);
 }
 
@@ -63,15 +63,15 @@ START_TEST(test_ieee_special_values) {
   cureduce_dtype type = float_types[_i];
   harness_gpu gpu = harness_gpu_open();
   void *host = malloc(special_count * 8);
-  size_t early = (size_t)harness_random_range(1, special_count / 2 - 1);
-  size_t late = (size_t)harness_random_range(special_count / 2, special_count - 1);
+  size_t early = (size_t)cureduce_ref_random_range(1, special_count / 2 - 1);
+  size_t late = (size_t)cureduce_ref_random_range(special_count / 2, special_count - 1);
   size_t both[] = {early, late};
 
   /* Two NaNs: min and max are NaN, argmin and argmax give the first NaN's index. */
   CUdeviceptr device = upload_with_specials(&gpu, type, host, 1, both, (const double[]){NAN, NAN}, 2);
   for (int op = CUREDUCE_OP_MIN; op <= CUREDUCE_OP_ARGMAX; op++) {
     cureduce_value got = expect_reference(&gpu, (cureduce_op)op, type, type, device, host, "two NaNs");
-    ck_assert(isnan(harness_value_as_double(type, &got)));
+    ck_assert(isnan(cureduce_ref_value_as_double(type, &got)));
     if (op >= CUREDUCE_OP_ARGMIN)
       ck_assert_int_eq(got.index, (int64_t)early);
   }
@@ -88,7 +88,7 @@ START_TEST(test_ieee_special_values) {
   /* -0 first, +0 later, all else negative: max is +0 and argmax points at it. */
   device = upload_with_specials(&gpu, type, host, -1, both, (const double[]){-0.0, 0.0}, 2);
   cureduce_value max = expect_reference(&gpu, CUREDUCE_OP_MAX, type, type, device, host, "signed zeros");
-  ck_assert(harness_value_as_double(type, &max) == 0 && !is_negative_zero(type, &max));
+  ck_assert(cureduce_ref_value_as_double(type, &max) == 0 && !is_negative_zero(type, &max));
   ck_assert_int_eq(expect_reference(&gpu, CUREDUCE_OP_ARGMAX, type, type, device, host, "signed zeros").index,
                    (int64_t)late);
   gpu.cu->cuMemFree(device);
@@ -98,13 +98,13 @@ START_TEST(test_ieee_special_values) {
   cureduce_accumulator_type(CUREDUCE_OP_SUM, type, &accumulator);
   device = upload_with_specials(&gpu, type, host, 1, both, (const double[]){INFINITY, -INFINITY}, 1);
   cureduce_value total = expect_reference(&gpu, CUREDUCE_OP_SUM, type, accumulator, device, host, "+inf");
-  double sum = harness_value_as_double(accumulator, &total);
+  double sum = cureduce_ref_value_as_double(accumulator, &total);
   ck_assert_msg(isinf(sum) && sum > 0, "sum with +inf gave %g", sum);
   ck_assert_int_eq(expect_reference(&gpu, CUREDUCE_OP_ARGMAX, type, type, device, host, "+inf").index, (int64_t)early);
   gpu.cu->cuMemFree(device);
   device = upload_with_specials(&gpu, type, host, 1, both, (const double[]){INFINITY, -INFINITY}, 2);
   total = expect_reference(&gpu, CUREDUCE_OP_SUM, type, accumulator, device, host, "+-inf");
-  sum = harness_value_as_double(accumulator, &total);
+  sum = cureduce_ref_value_as_double(accumulator, &total);
   ck_assert_msg(isnan(sum), "sum with +inf and -inf gave %g", sum);
   ck_assert_int_eq(expect_reference(&gpu, CUREDUCE_OP_ARGMIN, type, type, device, host, "-inf").index, (int64_t)late);
   gpu.cu->cuMemFree(device);
@@ -118,7 +118,7 @@ static CUdeviceptr upload_uniform_f32(const harness_gpu *gpu, size_t n) {
   float *host = malloc(n * sizeof *host);
   ck_assert(host);
   for (size_t i = 0; i < n; i++)
-    host[i] = (float)(harness_random_unit() * 2 - 1);
+    host[i] = (float)(cureduce_ref_random_unit() * 2 - 1);
   CUdeviceptr device = harness_device_alloc(gpu, n * sizeof *host);
   harness_upload(gpu, device, host, n * sizeof *host);
   free(host);
@@ -177,8 +177,8 @@ START_TEST(test_two_threads_two_streams) {
   for (int w = 0; w < 2; w++) {
     size_t n = (1u << 22) + 3 + (size_t)w * 1001;
     uint32_t *host = malloc(n * sizeof *host);
-    harness_fill(CUREDUCE_OP_SUM, CUREDUCE_U32, host, n);
-    harness_expected expected = harness_reference(CUREDUCE_OP_SUM, CUREDUCE_U32, CUREDUCE_U64, host, n);
+    cureduce_ref_fill(CUREDUCE_OP_SUM, CUREDUCE_U32, host, n);
+    cureduce_ref_result expected = cureduce_ref_expected(CUREDUCE_OP_SUM, CUREDUCE_U32, CUREDUCE_U64, host, n);
     workers[w] = (stream_worker){&gpu, harness_device_alloc(&gpu, n * 4), n, expected.value.value.u64, 0};
     harness_upload(&gpu, workers[w].input, host, n * 4);
     free(host);
@@ -201,7 +201,7 @@ START_TEST(test_more_than_2_pow_32_elements) {
   unsigned char *host = malloc(n + offset);
   ck_assert(host);
   for (size_t i = 0; i < n + offset; i += 8) {
-    uint64_t bits = harness_random();
+    uint64_t bits = cureduce_ref_random();
     for (size_t b = 0; b < 8 && i + b < n + offset; b++)
       host[i + b] = (unsigned char)(1 + (bits >> (8 * b)) % 254); /* 1..254 */
   }
@@ -214,9 +214,9 @@ START_TEST(test_more_than_2_pow_32_elements) {
   for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
     cureduce_dtype output = ops[o] == CUREDUCE_OP_SUM ? CUREDUCE_U64 : CUREDUCE_U8;
     cureduce_value got = reduce_to_host_on(gpu.context, ops[o], CUREDUCE_U8, device + offset, n, output, NULL);
-    harness_expected expected = harness_reference(ops[o], CUREDUCE_U8, output, host + offset, n);
+    cureduce_ref_result expected = cureduce_ref_expected(ops[o], CUREDUCE_U8, output, host + offset, n);
     char why[256];
-    ck_assert_msg(harness_matches(ops[o], output, &got, &expected, why, sizeof why), "%s of 2^32+4099 u8: %s",
+    ck_assert_msg(cureduce_ref_matches(ops[o], output, &got, &expected, why, sizeof why), "%s of 2^32+4099 u8: %s",
                   cureduce_op_name(ops[o]), why);
   }
   ck_assert_int_eq(reduce_to_host_on(gpu.context, CUREDUCE_OP_ARGMIN, CUREDUCE_U8, device + offset, n, CUREDUCE_U8, NULL).index,
@@ -238,8 +238,8 @@ START_TEST(test_workspace_slots) {
   ck_assert(cureduce_context_create(&small, &settings) == CUREDUCE_STATUS_OK);
   const size_t n = 1u << 22;
   float *host = malloc(n * 4);
-  harness_fill(CUREDUCE_OP_SUM, CUREDUCE_F32, host, n);
-  harness_expected expected = harness_reference(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, host, n);
+  cureduce_ref_fill(CUREDUCE_OP_SUM, CUREDUCE_F32, host, n);
+  cureduce_ref_result expected = cureduce_ref_expected(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, host, n);
   CUdeviceptr device = harness_device_alloc(&gpu, n * 4);
   harness_upload(&gpu, device, host, n * 4);
   CUstream streams[3];
@@ -274,7 +274,7 @@ END_TEST
 START_TEST(test_host_pointer_refused) {
   harness_gpu gpu = harness_gpu_open();
   float *host = malloc(4096 * sizeof *host);
-  harness_fill(CUREDUCE_OP_SUM, CUREDUCE_F32, host, 4096);
+  cureduce_ref_fill(CUREDUCE_OP_SUM, CUREDUCE_F32, host, 4096);
   CUdeviceptr device = harness_device_alloc(&gpu, 4096 * 4), out = harness_device_alloc(&gpu, 16);
   cureduce_status status = cureduce_reduce(gpu.context, CUREDUCE_OP_SUM, CUREDUCE_F32, host, 4096, CUREDUCE_F32,
                                            (void *)(uintptr_t)out, NULL);
@@ -284,7 +284,7 @@ START_TEST(test_host_pointer_refused) {
                            CUREDUCE_F32, &result, NULL);
   ck_assert_str_eq(cureduce_status_name(status), "CUREDUCE_STATUS_NOT_DEVICE_POINTER");
   harness_upload(&gpu, device, host, 4096 * 4);
-  harness_expected expected = harness_reference(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, host, 4096);
+  cureduce_ref_result expected = cureduce_ref_expected(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, host, 4096);
   ck_assert(reduce_to_host_on(gpu.context, CUREDUCE_OP_SUM, CUREDUCE_F32, device, 4096, CUREDUCE_F32, NULL).value.f32 ==
             expected.value.value.f32);
   gpu.cu->cuMemFree(device);

@@ -1,0 +1,214 @@
+/* cureduce-check: generates, compiles, runs and verifies one reduction per operation and input
+ * type on the GPU, and prints a table. Without a GPU it says so and still generates and
+ * compiles every kernel for the architecture given. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler.h"
+#include "context.h"
+#include "dtype.h"
+#include "kcache.h"
+#include "reference.h"
+#include "source.h"
+#include "templates.h"
+
+static void usage(FILE *out) {
+  fputs("usage: cureduce-check [options]\n"
+        "\n"
+        "Generates, compiles, runs and verifies one reduction per operation and input type on the\n"
+        "GPU, against a host reference in higher precision on fresh random data, and prints a table.\n"
+        "Without a GPU it says so and still generates and compiles every kernel.\n"
+        "\n"
+        "  -n, --count N          elements per reduction (default 1000003)\n"
+        "  -d, --device N         CUDA device ordinal (default 0)\n"
+        "  -a, --arch XY          architecture to compile for when there is no GPU (default 90)\n"
+        "  -e, --emit-source SPEC print the CUDA source of one kernel spec and exit, e.g.\n"
+        "                         sum:f32->f32/single_pass/b256/u4/v16/g8\n"
+        "  -h, --help             this text\n"
+        "\n"
+        "Exit status: 0 when every reduction matched (or compiled, without a GPU), 1 otherwise,\n"
+        "2 for bad options.\n",
+        out);
+}
+
+typedef struct options {
+  size_t count;
+  int device;
+  int arch;
+  const char *emit_source;
+} options;
+
+static int parse_options(int argc, char **argv, options *o) {
+  static const struct option long_options[] = {{"count", required_argument, NULL, 'n'},
+                                               {"device", required_argument, NULL, 'd'},
+                                               {"arch", required_argument, NULL, 'a'},
+                                               {"emit-source", required_argument, NULL, 'e'},
+                                               {"help", no_argument, NULL, 'h'},
+                                               {NULL, 0, NULL, 0}};
+  *o = (options){1000003, 0, 90, NULL};
+  for (int c; (c = getopt_long(argc, argv, "n:d:a:e:h", long_options, NULL)) != -1;) {
+    char *end = NULL;
+    switch (c) {
+    case 'n': o->count = strtoull(optarg, &end, 10); break;
+    case 'd': o->device = (int)strtol(optarg, &end, 10); break;
+    case 'a': o->arch = (int)strtol(optarg, &end, 10); break;
+    case 'e': o->emit_source = optarg; break;
+    case 'h': usage(stdout); exit(0);
+    default: usage(stderr); return 2;
+    }
+    if (end && (*end || end == optarg)) {
+      fprintf(stderr, "cureduce-check: '%s' is not a number\n", optarg);
+      return 2;
+    }
+  }
+  if (optind < argc || o->count == 0 || o->arch < 50) {
+    usage(stderr);
+    return 2;
+  }
+  return 0;
+}
+
+static int emit_source(const char *text) {
+  cureduce_spec spec;
+  const cureduce_template_set *templates;
+  char *source;
+  if (cureduce_spec_parse(text, &spec) != CUREDUCE_STATUS_OK || cureduce_templates_get(&templates) != CUREDUCE_STATUS_OK ||
+      cureduce_source_generate(&spec, templates, &source) != CUREDUCE_STATUS_OK) {
+    fprintf(stderr, "cureduce-check: %s\n", cureduce_last_error_detail());
+    return 1;
+  }
+  fputs(source, stdout);
+  free(source);
+  return 0;
+}
+
+/* The output type the table shows: the accumulator, the widest the pair allows. */
+static cureduce_dtype output_type(cureduce_op op, cureduce_dtype input) {
+  cureduce_dtype accumulator;
+  cureduce_accumulator_type(op, input, &accumulator);
+  return accumulator;
+}
+
+static void spec_text(cureduce_op op, cureduce_dtype input, int max_threads_per_sm, char *text) {
+  cureduce_spec spec = cureduce_plan_default_spec(op, input, output_type(op, input), max_threads_per_sm);
+  cureduce_spec_format(&spec, text);
+}
+
+/* No GPU: generate and compile every kernel the table would run. */
+static int compile_only(const options *o) {
+  printf("No GPU here: %s\nGenerating and compiling every kernel for sm_%d instead; nothing runs.\n\n",
+         cureduce_last_error_detail(), o->arch);
+  static const cureduce_logger quiet = {CUREDUCE_LOG_WARN, NULL, NULL};
+  cureduce_diskcache memory_only;
+  cureduce_diskcache_open(&memory_only, NULL, &quiet);
+  printf("%-7s %-11s %-44s %s\n", "op", "types", "kernel", "compiled");
+  int failures = 0;
+  for (int op = 0; op < CUREDUCE_OP_COUNT; op++)
+    for (int input = 0; input < CUREDUCE_DTYPE_COUNT; input++) {
+      cureduce_spec spec =
+          cureduce_plan_default_spec((cureduce_op)op, (cureduce_dtype)input, output_type((cureduce_op)op, (cureduce_dtype)input), 2048);
+      char text[CUREDUCE_SPEC_TEXT_MAX], types[24];
+      cureduce_spec_format(&spec, text);
+      snprintf(types, sizeof types, "%s->%s", cureduce_dtype_name((cureduce_dtype)input), cureduce_dtype_name(spec.output));
+      cureduce_binary binary;
+      cureduce_status status = cureduce_kcache_build(&spec, o->arch, &memory_only, &quiet, &binary);
+      if (status == CUREDUCE_STATUS_OK) {
+        printf("%-7s %-11s %-44s %zu-byte %s\n", cureduce_op_name((cureduce_op)op), types, text, binary.size,
+               binary.is_cubin ? "CUBIN" : "PTX");
+        free(binary.data);
+      } else {
+        printf("%-7s %-11s %-44s FAILED\n%s\n", cureduce_op_name((cureduce_op)op), types, text, cureduce_last_error_detail());
+        failures++;
+      }
+    }
+  cureduce_diskcache_close(&memory_only);
+  printf("\n%d of %d kernels compiled for sm_%d; no GPU, so none ran.\n", CUREDUCE_OP_COUNT * CUREDUCE_DTYPE_COUNT - failures,
+         CUREDUCE_OP_COUNT * CUREDUCE_DTYPE_COUNT, o->arch);
+  return failures ? 1 : 0;
+}
+
+/* One reduction: random data, poisoned output, the library's result against the reference. */
+static bool check_one(cureduce_context *context, const cureduce_driver *cu, cureduce_op op, cureduce_dtype input,
+                      size_t count, char *line, size_t line_size) {
+  cureduce_dtype output = output_type(op, input);
+  size_t bytes = count * cureduce_dtype_size(input);
+  void *host = malloc(bytes);
+  CUdeviceptr device = 0, result_cell = 0;
+  bool ok = false;
+  if (host && cu->cuMemAlloc(&device, bytes) == CUDA_SUCCESS && cu->cuMemAlloc(&result_cell, 16) == CUDA_SUCCESS) {
+    cureduce_ref_fill(op, input, host, count);
+    cu->cuMemcpyHtoD(device, host, bytes);
+    cu->cuMemsetD8(result_cell, 0xA5, 16);
+    cureduce_status status = cureduce_reduce(context, op, input, (const void *)(uintptr_t)device, count, output,
+                                             (void *)(uintptr_t)result_cell, NULL);
+    cureduce_value got = {.index = -1};
+    if (status == CUREDUCE_STATUS_OK)
+      status = cureduce_driver_check(cu->cuMemcpyDtoH(&got, result_cell, cureduce_result_size(op, output)),
+                                     "cuMemcpyDtoH", __FILE__, __LINE__);
+    cureduce_ref_result expected = cureduce_ref_expected(op, input, output, host, count);
+    char why[256] = "";
+    ok = status == CUREDUCE_STATUS_OK && cureduce_ref_matches(op, output, &got, &expected, why, sizeof why);
+    snprintf(line, line_size, "%-24.17g %-24.17g %s", cureduce_ref_value_as_double(output, &got),
+             cureduce_ref_value_as_double(output, &expected.value),
+             status != CUREDUCE_STATUS_OK ? cureduce_last_error_detail() : ok ? "ok" : why);
+    if (ok && cureduce_op_is_arg(op))
+      snprintf(line + strlen(line), line_size - strlen(line), " (index %lld)", (long long)got.index);
+  } else {
+    snprintf(line, line_size, "no memory for %zu elements", count);
+  }
+  if (device)
+    cu->cuMemFree(device);
+  if (result_cell)
+    cu->cuMemFree(result_cell);
+  free(host);
+  return ok;
+}
+
+static int run_on_gpu(cureduce_context *context, const options *o) {
+  const cureduce_driver *cu;
+  cureduce_driver_get(&cu);
+  cu->cuCtxPushCurrent(context->primary);
+  printf("%s, sm_%d, %d SMs; %zu elements a reduction; seed %llu\n\n", context->info.name, context->info.arch,
+         context->info.sm_count, o->count, (unsigned long long)cureduce_ref_seed());
+  printf("%-7s %-11s %-44s %-24s %-24s %s\n", "op", "types", "kernel", "result", "reference", "check");
+  int failures = 0;
+  for (int op = 0; op < CUREDUCE_OP_COUNT; op++)
+    for (int input = 0; input < CUREDUCE_DTYPE_COUNT; input++) {
+      char text[CUREDUCE_SPEC_TEXT_MAX], types[24], line[512];
+      spec_text((cureduce_op)op, (cureduce_dtype)input, context->info.max_threads_per_sm, text);
+      snprintf(types, sizeof types, "%s->%s", cureduce_dtype_name((cureduce_dtype)input),
+               cureduce_dtype_name(output_type((cureduce_op)op, (cureduce_dtype)input)));
+      failures += !check_one(context, cu, (cureduce_op)op, (cureduce_dtype)input, o->count, line, sizeof line);
+      printf("%-7s %-11s %-44s %s\n", cureduce_op_name((cureduce_op)op), types, text, line);
+    }
+  CUcontext popped;
+  cu->cuCtxPopCurrent(&popped);
+  printf("\n%d of %d reductions matched the host reference.\n", CUREDUCE_OP_COUNT * CUREDUCE_DTYPE_COUNT - failures,
+         CUREDUCE_OP_COUNT * CUREDUCE_DTYPE_COUNT);
+  return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  options o;
+  int bad = parse_options(argc, argv, &o);
+  if (bad)
+    return bad;
+  if (o.emit_source)
+    return emit_source(o.emit_source);
+  cureduce_settings settings;
+  cureduce_default_settings(&settings);
+  settings.device = o.device;
+  cureduce_context *context;
+  cureduce_status status = cureduce_context_create(&context, &settings);
+  if (status == CUREDUCE_STATUS_NO_DRIVER || status == CUREDUCE_STATUS_NO_DEVICE)
+    return compile_only(&o);
+  if (status != CUREDUCE_STATUS_OK) {
+    fprintf(stderr, "cureduce-check: %s\n", cureduce_last_error_detail());
+    return 1;
+  }
+  int code = run_on_gpu(context, &o);
+  cureduce_context_destroy(context);
+  return code;
+}

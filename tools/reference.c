@@ -1,0 +1,342 @@
+/* The host side of every correctness check, shared by the tests and the tools: a seeded random
+ * generator, f16 and bf16 conversions, random data suited to each operation, and the result of
+ * each reduction computed in higher precision with the distance a correct result may have. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "reference.h"
+
+static uint64_t rng_state[4];
+
+static uint64_t splitmix(uint64_t *x) {
+  uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+uint64_t cureduce_ref_seed(void) {
+  const char *given = getenv("CUREDUCE_TEST_SEED");
+  uint64_t seed;
+  if (given) {
+    seed = strtoull(given, NULL, 0);
+  } else {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    seed = (uint64_t)now.tv_sec * 1000000007ull ^ (uint64_t)now.tv_nsec;
+  }
+  uint64_t state = seed;
+  for (int i = 0; i < 4; i++)
+    rng_state[i] = splitmix(&state);
+  return seed;
+}
+
+/* ---- random (xoshiro256**) ------------------------------------------------------------------- */
+
+static uint64_t rotate_left(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t cureduce_ref_random(void) {
+  uint64_t *s = rng_state;
+  uint64_t result = rotate_left(s[1] * 5, 7) * 9, t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotate_left(s[3], 45);
+  return result;
+}
+
+int64_t cureduce_ref_random_range(int64_t low, int64_t high) {
+  uint64_t span = (uint64_t)high - (uint64_t)low + 1;
+  return span == 0 ? (int64_t)cureduce_ref_random() : (int64_t)((uint64_t)low + cureduce_ref_random() % span);
+}
+
+double cureduce_ref_random_unit(void) { return (double)(cureduce_ref_random() >> 11) * 0x1.0p-53; }
+
+/* ---- f16 and bf16 -------------------------------------------------------------------------- */
+
+float cureduce_ref_f16_to_float(uint16_t bits) {
+  int sign = bits >> 15, exponent = (bits >> 10) & 31, mantissa = bits & 1023;
+  float magnitude;
+  if (exponent == 31)
+    magnitude = mantissa ? NAN : INFINITY;
+  else if (exponent == 0)
+    magnitude = ldexpf((float)mantissa, -24);
+  else
+    magnitude = ldexpf((float)(mantissa | 1024), exponent - 25);
+  return sign ? -magnitude : magnitude;
+}
+
+uint16_t cureduce_ref_float_to_f16(float value) {
+  uint16_t sign = signbit(value) ? 0x8000 : 0;
+  float magnitude = fabsf(value);
+  if (isnan(value))
+    return sign | 0x7e00;
+  if (magnitude >= 65520.0f) /* rounds to infinity */
+    return sign | 0x7c00;
+  if (magnitude < 0x1.0p-14f) /* subnormal: a multiple of 2^-24, rounded to nearest even */
+    return sign | (uint16_t)nearbyintf(magnitude * 0x1.0p24f);
+  int exponent;
+  frexpf(magnitude, &exponent); /* magnitude = m * 2^exponent, m in [0.5, 1) */
+  float scaled = nearbyintf(ldexpf(magnitude, 11 - exponent)); /* 11 significant bits */
+  if (scaled >= 2048.0f) {
+    scaled /= 2;
+    exponent++;
+  }
+  return sign | (uint16_t)((exponent + 14) << 10) | ((uint16_t)scaled & 1023);
+}
+
+float cureduce_ref_bf16_to_float(uint16_t bits) {
+  uint32_t word = (uint32_t)bits << 16;
+  float value;
+  memcpy(&value, &word, sizeof value);
+  return value;
+}
+
+uint16_t cureduce_ref_float_to_bf16(float value) {
+  uint32_t word;
+  memcpy(&word, &value, sizeof word);
+  if (isnan(value))
+    return (uint16_t)((word >> 16) | 0x40);
+  word += 0x7fff + ((word >> 16) & 1); /* round to nearest even */
+  return (uint16_t)(word >> 16);
+}
+
+/* ---- element access ------------------------------------------------------------------------- */
+
+static bool is_float(cureduce_dtype type) { return type <= CUREDUCE_F64; }
+static bool is_signed(cureduce_dtype type) {
+  return type == CUREDUCE_I8 || type == CUREDUCE_I32 || type == CUREDUCE_I64;
+}
+
+static long double float_at(cureduce_dtype type, const void *data, size_t i) {
+  switch (type) {
+  case CUREDUCE_F16: return cureduce_ref_f16_to_float(((const uint16_t *)data)[i]);
+  case CUREDUCE_BF16: return cureduce_ref_bf16_to_float(((const uint16_t *)data)[i]);
+  case CUREDUCE_F32: return ((const float *)data)[i];
+  default: return ((const double *)data)[i];
+  }
+}
+
+/* Integers widened as the library does: sign-extended to 64 bits, then taken modulo 2^64. */
+static uint64_t integer_at(cureduce_dtype type, const void *data, size_t i) {
+  switch (type) {
+  case CUREDUCE_I8: return (uint64_t)(int64_t)((const int8_t *)data)[i];
+  case CUREDUCE_U8: return ((const uint8_t *)data)[i];
+  case CUREDUCE_I32: return (uint64_t)(int64_t)((const int32_t *)data)[i];
+  case CUREDUCE_U32: return ((const uint32_t *)data)[i];
+  default: return ((const uint64_t *)data)[i];
+  }
+}
+
+static void store_float(cureduce_dtype type, long double x, cureduce_value *value) {
+  switch (type) {
+  case CUREDUCE_F16: value->value.f16_bits = cureduce_ref_float_to_f16((float)x); break;
+  case CUREDUCE_BF16: value->value.bf16_bits = cureduce_ref_float_to_bf16((float)x); break;
+  case CUREDUCE_F32: value->value.f32 = (float)x; break;
+  default: value->value.f64 = (double)x; break;
+  }
+}
+
+static void store_integer(cureduce_dtype type, uint64_t x, cureduce_value *value) {
+  switch (cureduce_dtype_size(type)) {
+  case 1: value->value.u8 = (uint8_t)x; break;
+  case 4: value->value.u32 = (uint32_t)x; break;
+  default: value->value.u64 = x; break;
+  }
+}
+
+double cureduce_ref_value_as_double(cureduce_dtype type, const cureduce_value *value) {
+  if (is_float(type))
+    return (double)float_at(type, &value->value, 0);
+  uint64_t bits = integer_at(type, &value->value, 0);
+  return is_signed(type) ? (double)(int64_t)bits : (double)bits;
+}
+
+/* ---- data ------------------------------------------------------------------------------------ */
+
+/* Float sums use multiples of SUM_STEP no larger than 1 in magnitude; see exact_sum_bound(). */
+#define SUM_STEP 0x1.0p-5
+#define SUM_LIMIT 32
+
+static void put_float(cureduce_dtype type, void *data, size_t i, double x) {
+  switch (type) {
+  case CUREDUCE_F16: ((uint16_t *)data)[i] = cureduce_ref_float_to_f16((float)x); break;
+  case CUREDUCE_BF16: ((uint16_t *)data)[i] = cureduce_ref_float_to_bf16((float)x); break;
+  case CUREDUCE_F32: ((float *)data)[i] = (float)x; break;
+  default: ((double *)data)[i] = x; break;
+  }
+}
+
+static void put_integer(cureduce_dtype type, void *data, size_t i, uint64_t x) {
+  switch (cureduce_dtype_size(type)) {
+  case 1: ((uint8_t *)data)[i] = (uint8_t)x; break;
+  case 4: ((uint32_t *)data)[i] = (uint32_t)x; break;
+  default: ((uint64_t *)data)[i] = x; break;
+  }
+}
+
+/* Factors exp(d), d uniform in [-2^-8, 2^-8]: log-symmetric, so a product over 2^24 of them
+ * drifts neither towards underflow nor overflow (its logarithm is a zero-mean walk of about
+ * +-9 there); full-mantissa values, rounded to the type. */
+static double product_factor(void) { return exp((cureduce_ref_random_unit() * 2 - 1) * 0x1.0p-8); }
+
+void cureduce_ref_fill(cureduce_op op, cureduce_dtype type, void *data, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    if (is_float(type)) {
+      double x = op == CUREDUCE_OP_SUM    ? (double)cureduce_ref_random_range(-SUM_LIMIT, SUM_LIMIT) * SUM_STEP
+                 : op == CUREDUCE_OP_PROD ? product_factor()
+                                          : (double)cureduce_ref_random_range(-1000, 1000) * 0x1.0p-4;
+      put_float(type, data, i, x);
+    } else {
+      uint64_t x = cureduce_ref_random();
+      if (op == CUREDUCE_OP_PROD)
+        x |= 1; /* odd factors: the wrapped product never collapses to 0 */
+      put_integer(type, data, i, x);
+    }
+  }
+}
+
+/* ---- reference ------------------------------------------------------------------------------- */
+
+static int precision_bits(cureduce_dtype accumulator) { return accumulator == CUREDUCE_F64 ? 53 : 24; }
+
+/* Distance between neighbours of x in the output type: what rounding to it may add. */
+static double output_ulp(cureduce_dtype type, double x) {
+  int mantissa = type == CUREDUCE_F16 ? 10 : type == CUREDUCE_BF16 ? 7 : type == CUREDUCE_F32 ? 23 : 52;
+  int min_exponent = type == CUREDUCE_F16 ? -14 : type == CUREDUCE_F64 ? -1022 : -126;
+  int exponent = 0;
+  if (x != 0 && isfinite(x))
+    frexp(x, &exponent);
+  exponent = exponent - 1 > min_exponent ? exponent - 1 : min_exponent;
+  return ldexp(1.0, exponent - mantissa);
+}
+
+/* How far a float sum computed in any order may be from the exact one.
+ * When every element is a multiple of SUM_STEP, every partial sum is exact in the accumulator
+ * while its magnitude stays under 2^p * SUM_STEP. The kernels' partial sums are sums of
+ * interleaved subsets of independent, zero-mean data, so their magnitude stays within 64
+ * standard deviations, 64 * sqrt(count) * max|x|, with certainty for practical purposes; when
+ * that bound is under the exact range the whole sum is exact and the tolerance is 0. Otherwise
+ * the worst-case bound of any summation order applies: (n - 1) u sum|x|. */
+static double sum_tolerance(cureduce_dtype accumulator, size_t n, bool on_grid, long double max_abs,
+                            long double sum_abs) {
+  int p = precision_bits(accumulator);
+  if (on_grid && 64.0L * sqrtl((long double)n) * max_abs < ldexpl(SUM_STEP, p))
+    return 0.0;
+  return (double)((long double)(n ? n - 1 : 0) * ldexpl(1.0L, -p) * sum_abs);
+}
+
+/* Products: each of the n - 1 multiplications, in whatever order, rounds with relative error at
+ * most u, so the result is within (1 + u)^(n-1) - 1 of the exact product, relatively. That bound
+ * is the only one that holds for every order: on the H200 the kernels' order showed a systematic
+ * bias (-3.4e-3 relative at n = 2^20 for f32, reproduced on the host in the same order), so a
+ * statistical sqrt(n) bound would be wrong. It is loose at large n; the exact float sums and
+ * integer products are what prove that no element is dropped or counted twice. Underflow adds
+ * at most the accumulator's smallest normal. */
+static double product_tolerance(cureduce_dtype accumulator, size_t n, long double product) {
+  long double u = ldexpl(1.0L, -precision_bits(accumulator));
+  long double relative = expm1l((long double)(n ? n - 1 : 0) * log1pl(u));
+  return (double)(fabsl(product) * relative) + (accumulator == CUREDUCE_F64 ? DBL_MIN : FLT_MIN);
+}
+
+static cureduce_ref_result float_reference(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
+                                        const void *data, size_t n) {
+  cureduce_dtype accumulator;
+  cureduce_accumulator_type(op, input, &accumulator);
+  long double total = op == CUREDUCE_OP_PROD ? 1.0L : 0.0L, max_abs = 0, sum_abs = 0;
+  bool on_grid = true;
+  for (size_t i = 0; i < n; i++) {
+    long double x = float_at(input, data, i);
+    if (op == CUREDUCE_OP_PROD) {
+      total *= x;
+    } else {
+      total += x;
+      sum_abs += fabsl(x);
+      max_abs = fmaxl(max_abs, fabsl(x));
+      on_grid = on_grid && x / SUM_STEP == nearbyintl(x / SUM_STEP);
+    }
+  }
+  cureduce_ref_result expected = {.value = {.index = -1}};
+  store_float(output, total, &expected.value);
+  expected.tolerance = op == CUREDUCE_OP_PROD ? product_tolerance(accumulator, n, total)
+                                              : sum_tolerance(accumulator, n, on_grid, max_abs, sum_abs);
+  return expected;
+}
+
+static cureduce_ref_result integer_reference(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
+                                          const void *data, size_t n) {
+  uint64_t total = op == CUREDUCE_OP_PROD ? 1 : 0;
+  for (size_t i = 0; i < n; i++)
+    total = op == CUREDUCE_OP_PROD ? total * integer_at(input, data, i) : total + integer_at(input, data, i);
+  cureduce_ref_result expected = {.value = {.index = -1}};
+  store_integer(output, total, &expected.value);
+  return expected;
+}
+
+/* The total order the library documents: NaN beyond everything, -0 below +0. true when x is
+ * strictly better than y for min (or max). */
+static bool better(long double x, long double y, bool is_max) {
+  if (isnan(x) || isnan(y))
+    return isnan(x) && !isnan(y);
+  if (x != y)
+    return is_max ? x > y : x < y;
+  return signbit(x) != signbit(y) && (signbit(x) ? !is_max : is_max);
+}
+
+static cureduce_ref_result extreme_reference(cureduce_op op, cureduce_dtype input, const void *data, size_t n) {
+  bool is_max = op == CUREDUCE_OP_MAX || op == CUREDUCE_OP_ARGMAX;
+  bool is_arg = op == CUREDUCE_OP_ARGMIN || op == CUREDUCE_OP_ARGMAX;
+  size_t best = 0;
+  for (size_t i = 1; i < n; i++) {
+    bool replace;
+    if (is_float(input)) {
+      replace = better(float_at(input, data, i), float_at(input, data, best), is_max);
+    } else if (is_signed(input)) {
+      int64_t x = (int64_t)integer_at(input, data, i), y = (int64_t)integer_at(input, data, best);
+      replace = is_max ? x > y : x < y;
+    } else {
+      uint64_t x = integer_at(input, data, i), y = integer_at(input, data, best);
+      replace = is_max ? x > y : x < y;
+    }
+    if (replace)
+      best = i;
+  }
+  cureduce_ref_result expected = {.value = {.index = is_arg ? (int64_t)best : -1}};
+  memcpy(&expected.value.value, (const char *)data + best * cureduce_dtype_size(input), cureduce_dtype_size(input));
+  return expected;
+}
+
+cureduce_ref_result cureduce_ref_expected(cureduce_op op, cureduce_dtype input, cureduce_dtype output, const void *data,
+                                   size_t n) {
+  if (op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_PROD)
+    return is_float(input) ? float_reference(op, input, output, data, n)
+                           : integer_reference(op, input, output, data, n);
+  return extreme_reference(op, input, data, n);
+}
+
+bool cureduce_ref_matches(cureduce_op op, cureduce_dtype output, const cureduce_value *got,
+                     const cureduce_ref_result *expected, char *why, size_t why_size) {
+  bool is_arg = op == CUREDUCE_OP_ARGMIN || op == CUREDUCE_OP_ARGMAX;
+  size_t size = cureduce_dtype_size(output);
+  double got_value = cureduce_ref_value_as_double(output, got), want = cureduce_ref_value_as_double(output, &expected->value);
+  bool same_bits = memcmp(&got->value, &expected->value.value, size) == 0;
+  bool ok;
+  if (is_arg && got->index != expected->value.index)
+    ok = false;
+  else if (same_bits)
+    ok = true;
+  else if (!is_float(output) || expected->tolerance == 0 || isnan(want) || isinf(want))
+    ok = isnan(want) && isnan(got_value); /* NaN payloads may differ */
+  else
+    ok = fabs(got_value - want) <= expected->tolerance + output_ulp(output, want);
+  if (!ok)
+    snprintf(why, why_size, "got %.17g (index %lld), want %.17g (index %lld), tolerance %g", got_value,
+             (long long)got->index, want, (long long)expected->value.index, expected->tolerance);
+  return ok;
+}

@@ -1,0 +1,49 @@
+/* The host reference of every reduction, shared by the tests and the tools. */
+#ifndef CUREDUCE_REFERENCE_H
+#define CUREDUCE_REFERENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cureduce/cureduce.h"
+
+/* Seeds the generator from CUREDUCE_TEST_SEED when set, else from the clock; returns the seed,
+ * which callers print so that a failure can be replayed. */
+uint64_t cureduce_ref_seed(void);
+uint64_t cureduce_ref_random(void);
+/* Uniform in [low, high]. */
+int64_t cureduce_ref_random_range(int64_t low, int64_t high);
+double cureduce_ref_random_unit(void); /* [0, 1) */
+
+
+float cureduce_ref_f16_to_float(uint16_t bits);
+uint16_t cureduce_ref_float_to_f16(float value); /* round to nearest even */
+float cureduce_ref_bf16_to_float(uint16_t bits);
+uint16_t cureduce_ref_float_to_bf16(float value); /* round to nearest even */
+
+/* Fills count elements with fresh random data suited to the operation (never zeros or a
+ * constant): for float sums, multiples of 2^-5 in [-1, 1], whose partial sums are exact in the
+ * accumulator for every size tested (see reference.c); for float products, log-symmetric
+ * factors near 1; for integer products, odd values, so that wrap-around never collapses to 0;
+ * for min/max/arg, values from a small grid so that ties occur. */
+void cureduce_ref_fill(cureduce_op op, cureduce_dtype type, void *data, size_t count);
+
+/* The exact or higher-precision result of reducing data[0..n) as the library documents, in
+ * the output type, and how far a correct result may be from it (0: bitwise). */
+typedef struct cureduce_ref_result {
+  cureduce_value value;
+  double tolerance;     /* absolute, in the output type's units; 0 means bitwise equal */
+} cureduce_ref_result;
+
+cureduce_ref_result cureduce_ref_expected(cureduce_op op, cureduce_dtype input, cureduce_dtype output, const void *data,
+                                   size_t n);
+
+/* true when `got` matches `expected` for (op, output); otherwise writes why into `why`. */
+bool cureduce_ref_matches(cureduce_op op, cureduce_dtype output, const cureduce_value *got,
+                     const cureduce_ref_result *expected, char *why, size_t why_size);
+
+/* The result as a double (or the index for arg ops, separately), for messages. */
+double cureduce_ref_value_as_double(cureduce_dtype type, const cureduce_value *value);
+
+#endif
