@@ -15,7 +15,8 @@
   X(cuMemAlloc) X(cuMemFree) X(cuMemsetD8) X(cuMemsetD8Async) X(cuMemcpyHtoD) X(cuMemcpyDtoH)             \
   X(cuMemcpyDtoHAsync) X(cuPointerGetAttribute) X(cuStreamCreate) X(cuStreamDestroy)                      \
   X(cuStreamSynchronize) X(cuStreamGetCtx) X(cuCtxSynchronize) X(cuEventCreate) X(cuEventDestroy)         \
-  X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)
+  X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime) X(cuStreamBeginCapture) X(cuStreamEndCapture)    \
+  X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphExecDestroy) X(cuGraphDestroy)
 
 typedef struct cureduce_driver {
 #define CUREDUCE_DRIVER_MEMBER(name) __typeof__(&name) name;

@@ -3,6 +3,7 @@
  * each reduction computed in higher precision with the distance a correct result may have. */
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,7 @@ double cureduce_ref_random_unit(void) { return (double)(cureduce_ref_random() >>
 
 /* ---- f16 and bf16 -------------------------------------------------------------------------- */
 
-float cureduce_ref_f16_to_float(uint16_t bits) {
+static float f16_to_float_slow(uint16_t bits) {
   int sign = bits >> 15, exponent = (bits >> 10) & 31, mantissa = bits & 1023;
   float magnitude;
   if (exponent == 31)
@@ -70,6 +71,19 @@ float cureduce_ref_f16_to_float(uint16_t bits) {
   else
     magnitude = ldexpf((float)(mantissa | 1024), exponent - 25);
   return sign ? -magnitude : magnitude;
+}
+
+/* References over 2^24 elements convert each one; a table of all 65536 makes that cheap. */
+static float f16_table[65536];
+static pthread_once_t f16_table_once = PTHREAD_ONCE_INIT;
+static void fill_f16_table(void) {
+  for (uint32_t bits = 0; bits < 65536; bits++)
+    f16_table[bits] = f16_to_float_slow((uint16_t)bits);
+}
+
+float cureduce_ref_f16_to_float(uint16_t bits) {
+  pthread_once(&f16_table_once, fill_f16_table);
+  return f16_table[bits];
 }
 
 uint16_t cureduce_ref_float_to_f16(float value) {
@@ -181,17 +195,30 @@ static void put_integer(cureduce_dtype type, void *data, size_t i, uint64_t x) {
   }
 }
 
-/* Factors exp(d), d uniform in [-2^-8, 2^-8]: log-symmetric, so a product over 2^24 of them
- * drifts neither towards underflow nor overflow (its logarithm is a zero-mean walk of about
- * +-9 there); full-mantissa values, rounded to the type. */
-static double product_factor(void) { return exp((cureduce_ref_random_unit() * 2 - 1) * 0x1.0p-8); }
+/* Float products: factors exp(+-d), d uniform in (0, spread], with the sign of each exponent
+ * chosen to pull the running logarithm of the product (of the values as stored, after rounding
+ * to the type) back towards 0. Every window of the data then has a product far from underflow and
+ * overflow, for any length, although rounding to a narrow type is one-sided near 1; the values
+ * themselves stay random. The spread is a few of the type's steps near 1. */
+static void fill_products(cureduce_dtype type, void *data, size_t count) {
+  double spread = type == CUREDUCE_BF16 ? 0x1.0p-5 : type == CUREDUCE_F16 ? 0x1.0p-7 : 0x1.0p-8;
+  double log_product = 0;
+  for (size_t i = 0; i < count; i++) {
+    double d = (1 - cureduce_ref_random_unit()) * spread;
+    put_float(type, data, i, exp(log_product > 0 ? -d : d));
+    log_product += log((double)float_at(type, data, i));
+  }
+}
 
 void cureduce_ref_fill(cureduce_op op, cureduce_dtype type, void *data, size_t count) {
+  if (is_float(type) && op == CUREDUCE_OP_PROD) {
+    fill_products(type, data, count);
+    return;
+  }
   for (size_t i = 0; i < count; i++) {
     if (is_float(type)) {
-      double x = op == CUREDUCE_OP_SUM    ? (double)cureduce_ref_random_range(-SUM_LIMIT, SUM_LIMIT) * SUM_STEP
-                 : op == CUREDUCE_OP_PROD ? product_factor()
-                                          : (double)cureduce_ref_random_range(-1000, 1000) * 0x1.0p-4;
+      double x = op == CUREDUCE_OP_SUM ? (double)cureduce_ref_random_range(-SUM_LIMIT, SUM_LIMIT) * SUM_STEP
+                                       : (double)cureduce_ref_random_range(-1000, 1000) * 0x1.0p-4;
       put_float(type, data, i, x);
     } else {
       uint64_t x = cureduce_ref_random();
