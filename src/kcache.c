@@ -8,7 +8,7 @@
 struct cureduce_kcache_entry {
   cureduce_spec spec;
   CUmodule module;
-  CUfunction function;
+  cureduce_kernel kernel;
   cureduce_kcache_entry *next;
 };
 
@@ -88,8 +88,12 @@ static cureduce_status load(cureduce_kcache *cache, const cureduce_spec *kernel,
                                                  "cuModuleLoadData", __FILE__, __LINE__);
   free(binary.data);
   if (status == CUREDUCE_STATUS_OK) {
-    status = cureduce_driver_check(cu->cuModuleGetFunction(&entry->function, entry->module, CUREDUCE_KERNEL_NAME),
+    status = cureduce_driver_check(cu->cuModuleGetFunction(&entry->kernel.first, entry->module, CUREDUCE_KERNEL_NAME),
                                    "cuModuleGetFunction", __FILE__, __LINE__);
+    if (status == CUREDUCE_STATUS_OK && cureduce_strategy_passes(kernel->strategy) == CUREDUCE_PASSES_CLASSIC)
+      status = cureduce_driver_check(
+          cu->cuModuleGetFunction(&entry->kernel.partials, entry->module, CUREDUCE_PARTIALS_KERNEL_NAME),
+          "cuModuleGetFunction", __FILE__, __LINE__);
     if (status != CUREDUCE_STATUS_OK)
       cu->cuModuleUnload(entry->module);
   }
@@ -102,21 +106,21 @@ static cureduce_status load(cureduce_kcache *cache, const cureduce_spec *kernel,
   return CUREDUCE_STATUS_OK;
 }
 
-cureduce_status cureduce_kcache_get(cureduce_kcache *cache, const cureduce_spec *spec, CUfunction *function) {
-  cureduce_spec kernel = cureduce_spec_kernel_part(spec);
+cureduce_status cureduce_kcache_get(cureduce_kcache *cache, const cureduce_spec *spec, cureduce_kernel *kernel) {
+  cureduce_spec key = cureduce_spec_kernel_part(spec);
   pthread_mutex_lock(&cache->lock);
-  cureduce_kcache_entry *entry = find(cache, &kernel);
+  cureduce_kcache_entry *entry = find(cache, &key);
   pthread_mutex_unlock(&cache->lock);
   if (entry) {
-    *function = entry->function;
+    *kernel = entry->kernel;
     return CUREDUCE_STATUS_OK;
   }
   cureduce_kcache_entry *loaded = NULL;
-  CUREDUCE_FORWARD_IF_ERROR(load(cache, &kernel, &loaded));
+  CUREDUCE_FORWARD_IF_ERROR(load(cache, &key, &loaded));
   pthread_mutex_lock(&cache->lock);
-  entry = find(cache, &kernel); /* another thread may have loaded it meanwhile */
+  entry = find(cache, &key); /* another thread may have loaded it meanwhile */
   if (!entry) {
-    size_t bucket = bucket_of(&kernel);
+    size_t bucket = bucket_of(&key);
     loaded->next = cache->buckets[bucket];
     cache->buckets[bucket] = entry = loaded;
     loaded = NULL;
@@ -126,6 +130,6 @@ cureduce_status cureduce_kcache_get(cureduce_kcache *cache, const cureduce_spec 
     cache->driver->cuModuleUnload(loaded->module);
     free(loaded);
   }
-  *function = entry->function;
+  *kernel = entry->kernel;
   return CUREDUCE_STATUS_OK;
 }

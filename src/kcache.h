@@ -12,6 +12,12 @@
 
 typedef struct cureduce_kcache_entry cureduce_kcache_entry;
 
+/* A loaded kernel: its entry point, and for the classic ladder the one for passes over partials. */
+typedef struct cureduce_kernel {
+  CUfunction first;
+  CUfunction partials; /* NULL for single-pass strategies */
+} cureduce_kernel;
+
 typedef struct cureduce_kcache {
   const cureduce_driver *driver;
   int arch;
@@ -26,8 +32,9 @@ void cureduce_kcache_init(cureduce_kcache *cache, const cureduce_driver *driver,
 /* Unloads every module; the context must be current. */
 void cureduce_kcache_release(cureduce_kcache *cache);
 
-/* The loaded kernel for spec's kernel part; the context must be current. */
-cureduce_status cureduce_kcache_get(cureduce_kcache *cache, const cureduce_spec *spec, CUfunction *function);
+/* The loaded kernel for spec's kernel part; the context must be current. The kernel stays valid
+ * until the cache is released. */
+cureduce_status cureduce_kcache_get(cureduce_kcache *cache, const cureduce_spec *spec, cureduce_kernel *kernel);
 
 /* The CUBIN or PTX for a spec, from the disk cache or NVRTC, without loading it: what
  * offline cache warming and the compile tests need. The caller frees binary->data. */

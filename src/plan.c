@@ -12,25 +12,25 @@ unsigned cureduce_size_bucket(size_t n) {
   return bits;
 }
 
-cureduce_spec cureduce_plan_default_spec(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
-                                         int max_threads_per_sm) {
+cureduce_spec cureduce_plan_strategy_spec(cureduce_strategy strategy, cureduce_op op, cureduce_dtype input,
+                                          cureduce_dtype output, int max_threads_per_sm) {
   enum { block = 256 };
   int blocks_per_sm = max_threads_per_sm / block;
-  return (cureduce_spec){.op = (uint8_t)op,
-                         .input = (uint8_t)input,
-                         .output = (uint8_t)output,
-                         .strategy = CUREDUCE_STRATEGY_SINGLE_PASS,
-                         .block = block,
-                         .unroll = 4,
-                         .vector_bytes = 16,
-                         .blocks_per_sm = (uint16_t)(blocks_per_sm < 1 ? 1 : blocks_per_sm > 32 ? 32 : blocks_per_sm)};
+  cureduce_coverage coverage = cureduce_strategy_coverage(strategy);
+  return (cureduce_spec){
+      .op = (uint8_t)op,
+      .input = (uint8_t)input,
+      .output = (uint8_t)output,
+      .strategy = (uint8_t)strategy,
+      .block = block,
+      .unroll = coverage == CUREDUCE_COVER_GRID_STRIDE ? 4 : coverage == CUREDUCE_COVER_UNROLL_PER_THREAD ? 8 : 1,
+      .vector_bytes = (uint8_t)(coverage == CUREDUCE_COVER_GRID_STRIDE ? 16 : cureduce_dtype_size(input)),
+      .blocks_per_sm = (uint16_t)(blocks_per_sm < 1 ? 1 : blocks_per_sm > 32 ? 32 : blocks_per_sm)};
 }
 
-unsigned cureduce_plan_grid(const cureduce_plan *plan, size_t n) {
-  size_t blocks = n / plan->elements_per_block + (n % plan->elements_per_block != 0);
-  if (blocks < 1)
-    blocks = 1;
-  return blocks < plan->max_grid ? (unsigned)blocks : plan->max_grid;
+cureduce_spec cureduce_plan_default_spec(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
+                                         int max_threads_per_sm) {
+  return cureduce_plan_strategy_spec(CUREDUCE_STRATEGY_SINGLE_PASS, op, input, output, max_threads_per_sm);
 }
 
 static cureduce_status make_plan(cureduce_context *context, cureduce_op op, cureduce_dtype input,
@@ -38,15 +38,11 @@ static cureduce_status make_plan(cureduce_context *context, cureduce_op op, cure
   cureduce_plan *plan = calloc(1, sizeof *plan);
   CUREDUCE_RETURN_ERROR_IF(!plan, OUT_OF_MEMORY, "no memory for a plan");
   plan->spec = cureduce_plan_default_spec(op, input, output, context->info.max_threads_per_sm);
-  cureduce_status status = cureduce_kcache_get(&context->kernels, &plan->spec, &plan->function);
+  cureduce_status status = cureduce_kcache_get(&context->kernels, &plan->spec, &plan->kernel);
   if (status != CUREDUCE_STATUS_OK) {
     free(plan);
     return status;
   }
-  size_t grid = (size_t)context->info.sm_count * plan->spec.blocks_per_sm;
-  plan->max_grid = grid < CUREDUCE_MAX_GRID ? (unsigned)grid : CUREDUCE_MAX_GRID;
-  plan->elements_per_block =
-      (size_t)plan->spec.block * plan->spec.unroll * (plan->spec.vector_bytes / cureduce_dtype_size(input));
   *made = plan;
   return CUREDUCE_STATUS_OK;
 }

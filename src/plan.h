@@ -9,10 +9,8 @@
 
 typedef struct cureduce_plan {
   cureduce_spec spec;
-  CUfunction function;
-  unsigned max_grid;            /* blocks: SMs x blocks per SM, at most the workspace's */
-  size_t elements_per_block;    /* consumed by one block in one pass of its loop */
-  struct cureduce_plan *next;   /* every plan of the table, for freeing */
+  cureduce_kernel kernel;
+  struct cureduce_plan *next; /* every plan of the table, for freeing */
 } cureduce_plan;
 
 /* Size buckets: the bit length of n, 0 to 64. */
@@ -31,13 +29,14 @@ unsigned cureduce_size_bucket(size_t n);
  * 16-byte loads, four in flight, and a grid that fills every SM. */
 cureduce_spec cureduce_plan_default_spec(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
                                          int max_threads_per_sm);
+/* The same shape for any strategy, within what it accepts: the ladder's rungs load single
+ * elements, rungs 8 to 10 take 8 per thread. */
+cureduce_spec cureduce_plan_strategy_spec(cureduce_strategy strategy, cureduce_op op, cureduce_dtype input,
+                                          cureduce_dtype output, int max_threads_per_sm);
 
 /* The plan for a call whose types are already checked; the context must be current. */
 cureduce_status cureduce_plan_get(struct cureduce_context *context, cureduce_op op, cureduce_dtype input,
                                   cureduce_dtype output, size_t n, const cureduce_plan **plan);
-
-/* Blocks to launch for n elements. */
-unsigned cureduce_plan_grid(const cureduce_plan *plan, size_t n);
 
 void cureduce_plan_table_free(cureduce_plan_table *table);
 

@@ -5,6 +5,8 @@
 #include "context.h"
 #include "dtype.h"
 #include "error.h"
+#include "execute.h"
+#include "reduce.h"
 
 /* Checks that need no device, so they answer the same with or without a GPU. */
 static cureduce_status validate_call(const cureduce_context *context, cureduce_op op, cureduce_dtype input_type,
@@ -38,18 +40,23 @@ static cureduce_status check_pointer(const cureduce_context *context, const void
   return CUREDUCE_STATUS_OK;
 }
 
-static cureduce_status launch(cureduce_context *context, const cureduce_plan *plan, const void *input, size_t n,
-                              void *output, void *stream, CUdeviceptr slot) {
-  unsigned grid = cureduce_plan_grid(plan, n);
-  if (grid > 1 && !slot)
+/* Launches spec's kernel with the context current, after the pointer checks; claims the
+ * stream's workspace slot when a multi-block single pass needs one and the caller holds none. */
+static cureduce_status launch(cureduce_context *context, const cureduce_spec *spec, const cureduce_kernel *kernel,
+                              const void *input, size_t n, void *output, void *stream, CUdeviceptr slot,
+                              void *scratch) {
+  if (context->check_pointers) {
+    if (n > 0)
+      CUREDUCE_FORWARD_IF_ERROR(check_pointer(context, input, "input"));
+    if (!slot)
+      CUREDUCE_FORWARD_IF_ERROR(check_pointer(context, output, "output"));
+  }
+  if (!slot && cureduce_strategy_passes(spec->strategy) == CUREDUCE_PASSES_SINGLE &&
+      cureduce_grid_for(spec, context->info.sm_count, n, true) > 1)
     CUREDUCE_FORWARD_IF_ERROR(cureduce_workspace_slot(&context->workspace, stream, &slot));
-  CUdeviceptr input_pointer = (CUdeviceptr)(uintptr_t)input, output_pointer = (CUdeviceptr)(uintptr_t)output;
-  unsigned long long count = n;
-  CUdeviceptr partials = slot ? slot + CUREDUCE_SLOT_PARTIALS : 0, ticket = slot ? slot + CUREDUCE_SLOT_TICKET : 0;
-  void *parameters[] = {&input_pointer, &count, &output_pointer, &partials, &ticket};
-  CUREDUCE_CU(context->driver->cuLaunchKernel(plan->function, grid, 1, 1, plan->spec.block, 1, 1, 0,
-                                              (CUstream)stream, parameters, NULL));
-  return CUREDUCE_STATUS_OK;
+  cureduce_run run = {(CUdeviceptr)(uintptr_t)input, n,    (CUdeviceptr)(uintptr_t)output,
+                      (CUstream)stream,             slot, (CUdeviceptr)(uintptr_t)scratch};
+  return cureduce_execute(context->driver, spec, kernel, context->info.sm_count, &run);
 }
 
 /* Plans and launches with the context current; `slot` is the workspace slot when the caller
@@ -57,15 +64,9 @@ static cureduce_status launch(cureduce_context *context, const cureduce_plan *pl
 static cureduce_status plan_and_launch(cureduce_context *context, cureduce_op op, cureduce_dtype input_type,
                                        const void *input, size_t n, cureduce_dtype output_type, void *output,
                                        void *stream, CUdeviceptr slot) {
-  if (context->check_pointers) {
-    if (n > 0)
-      CUREDUCE_FORWARD_IF_ERROR(check_pointer(context, input, "input"));
-    if (!slot)
-      CUREDUCE_FORWARD_IF_ERROR(check_pointer(context, output, "output"));
-  }
   const cureduce_plan *plan;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_get(context, op, input_type, output_type, n, &plan));
-  return launch(context, plan, input, n, output, stream, slot);
+  return launch(context, &plan->spec, &plan->kernel, input, n, output, stream, slot, NULL);
 }
 
 cureduce_status cureduce_reduce(cureduce_context *context, cureduce_op op, cureduce_dtype input_type,
@@ -115,4 +116,21 @@ cureduce_status cureduce_release_stream(cureduce_context *context, void *stream)
   CUREDUCE_RETURN_ERROR_IF(!context, NULL_POINTER, "context must not be NULL");
   cureduce_workspace_release(&context->workspace, stream);
   return CUREDUCE_STATUS_OK;
+}
+
+cureduce_status cureduce_reduce_spec(cureduce_context *context, const cureduce_spec *spec, const void *input, size_t n,
+                                     void *output, void *stream, void *scratch) {
+  cureduce_error_clear();
+  CUREDUCE_RETURN_ERROR_IF(!spec, NULL_POINTER, "spec must not be NULL");
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate(spec));
+  CUREDUCE_FORWARD_IF_ERROR(validate_call(context, (cureduce_op)spec->op, (cureduce_dtype)spec->input, input, n,
+                                          (cureduce_dtype)spec->output, output));
+  bool pushed;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_context_enter(context, &pushed));
+  cureduce_kernel kernel;
+  cureduce_status status = cureduce_kcache_get(&context->kernels, spec, &kernel);
+  if (status == CUREDUCE_STATUS_OK)
+    status = launch(context, spec, &kernel, input, n, output, stream, 0, scratch);
+  cureduce_context_leave(context, pushed);
+  return status;
 }

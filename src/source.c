@@ -1,5 +1,6 @@
 #include <ctype.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dtype.h"
 #include "error.h"
@@ -28,15 +29,29 @@ static void write_template(cureduce_strbuf *out, const char *name, const char *t
   cureduce_strbuf_append(out, text);
 }
 
+/* The templates of a strategy, in order: the shared algebra, then for the classic ladder its
+ * scaffolding around the rung, else the strategy alone. */
+static int strategy_templates(const cureduce_spec *spec, const char *files[4]) {
+  const char *strategy = cureduce_strategy_template(spec->strategy);
+  if (cureduce_strategy_passes(spec->strategy) == CUREDUCE_PASSES_CLASSIC) {
+    const char *ladder[] = {CUREDUCE_COMMON_TEMPLATE, "ladder.cuh", strategy, "ladder_kernels.cuh"};
+    memcpy(files, ladder, sizeof ladder);
+    return 4;
+  }
+  files[0] = CUREDUCE_COMMON_TEMPLATE;
+  files[1] = strategy;
+  return 2;
+}
+
 cureduce_status cureduce_source_generate(const cureduce_spec *spec, const cureduce_template_set *templates,
                                          char **source) {
   CUREDUCE_RETURN_ERROR_IF(!templates || !source, NULL_POINTER, "templates and source must not be NULL");
   CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate_kernel(spec));
-  const char *strategy_file = cureduce_strategy_template(spec->strategy);
-  const char *common = cureduce_template_find(templates, CUREDUCE_COMMON_TEMPLATE);
-  const char *strategy = cureduce_template_find(templates, strategy_file);
-  CUREDUCE_RETURN_ERROR_IF(!common || !strategy, INVALID_ARGUMENT, "template %s or %s is missing",
-                           CUREDUCE_COMMON_TEMPLATE, strategy_file);
+  const char *files[4];
+  int count = strategy_templates(spec, files);
+  for (int i = 0; i < count; i++)
+    CUREDUCE_RETURN_ERROR_IF(!cureduce_template_find(templates, files[i]), INVALID_ARGUMENT,
+                             "template %s is missing", files[i]);
 
   char text[CUREDUCE_SPEC_TEXT_MAX];
   cureduce_spec kernel = cureduce_spec_kernel_part(spec);
@@ -49,8 +64,8 @@ cureduce_status cureduce_source_generate(const cureduce_spec *spec, const curedu
                          "#define CUREDUCE_BLOCK %u\n#define CUREDUCE_UNROLL %u\n"
                          "#define CUREDUCE_VECTOR_BYTES %u\n",
                          spec->op, spec->input, spec->output, spec->block, spec->unroll, spec->vector_bytes);
-  write_template(&out, CUREDUCE_COMMON_TEMPLATE, common);
-  write_template(&out, strategy_file, strategy);
+  for (int i = 0; i < count; i++)
+    write_template(&out, files[i], cureduce_template_find(templates, files[i]));
   *source = cureduce_strbuf_take(&out);
   CUREDUCE_RETURN_ERROR_IF(!*source, OUT_OF_MEMORY, "no memory for the kernel source");
   return CUREDUCE_STATUS_OK;

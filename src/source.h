@@ -7,8 +7,10 @@
 #include "spec.h"
 #include "templates.h"
 
-/* The name of the kernel every strategy defines. */
+/* The entry point every strategy defines, and the one the classic ladder adds for the passes
+ * over partials. */
 #define CUREDUCE_KERNEL_NAME "cureduce_kernel"
+#define CUREDUCE_PARTIALS_KERNEL_NAME "cureduce_kernel_partials"
 
 /* On success *source is a malloc'd NUL-terminated string the caller frees. */
 cureduce_status cureduce_source_generate(const cureduce_spec *spec, const cureduce_template_set *templates,

@@ -9,12 +9,17 @@
 static const struct {
   const char *name;
   const char *template_file;
+  cureduce_passes passes;
+  cureduce_coverage coverage;
   const char *description;
 } strategy_table[CUREDUCE_STRATEGY_COUNT] = {
-#define CUREDUCE_STRATEGY_ROW(id, name, file, what) {name, file, what},
+#define CUREDUCE_STRATEGY_ROW(id, name, file, passes, coverage, what) \
+  {name, file, CUREDUCE_PASSES_##passes, CUREDUCE_COVER_##coverage, what},
     CUREDUCE_STRATEGY_LIST(CUREDUCE_STRATEGY_ROW)
 #undef CUREDUCE_STRATEGY_ROW
 };
+
+static bool is_power_of_two(unsigned x) { return x && !(x & (x - 1)); }
 
 const char *cureduce_strategy_name(cureduce_strategy strategy) {
   return strategy < CUREDUCE_STRATEGY_COUNT ? strategy_table[strategy].name : NULL;
@@ -26,7 +31,36 @@ const char *cureduce_strategy_description(cureduce_strategy strategy) {
   return strategy < CUREDUCE_STRATEGY_COUNT ? strategy_table[strategy].description : NULL;
 }
 
-static bool is_power_of_two(unsigned x) { return x && !(x & (x - 1)); }
+cureduce_passes cureduce_strategy_passes(cureduce_strategy strategy) { return strategy_table[strategy].passes; }
+cureduce_coverage cureduce_strategy_coverage(cureduce_strategy strategy) { return strategy_table[strategy].coverage; }
+
+size_t cureduce_accumulator_bytes(cureduce_op op, cureduce_dtype input) {
+  if (cureduce_op_is_arg(op))
+    return 16; /* a value of at most 8 bytes, then the 8-byte index */
+  if (op == CUREDUCE_OP_MIN || op == CUREDUCE_OP_MAX)
+    return input == CUREDUCE_F16 || input == CUREDUCE_BF16 ? 4 : cureduce_dtype_size(input); /* halves compare as f32 */
+  cureduce_dtype accumulator;
+  cureduce_accumulator_type(op, input, &accumulator);
+  return cureduce_dtype_size(accumulator);
+}
+
+/* What a strategy asks of the shape beyond the common ranges. */
+static cureduce_status check_strategy_shape(const cureduce_spec *spec) {
+  const char *name = strategy_table[spec->strategy].name;
+  cureduce_coverage coverage = strategy_table[spec->strategy].coverage;
+  size_t element = cureduce_dtype_size(spec->input);
+  if (strategy_table[spec->strategy].passes == CUREDUCE_PASSES_CLASSIC) {
+    CUREDUCE_RETURN_ERROR_IF(cureduce_op_is_arg(spec->op), INVALID_SPEC, "%s does not do argmin or argmax", name);
+    CUREDUCE_RETURN_ERROR_IF(!is_power_of_two(spec->block) || spec->block < 64, INVALID_SPEC,
+                             "%s needs a power-of-two block of at least 64, not %u", name, spec->block);
+  }
+  bool uses_unroll = coverage == CUREDUCE_COVER_UNROLL_PER_THREAD || coverage == CUREDUCE_COVER_GRID_STRIDE;
+  CUREDUCE_RETURN_ERROR_IF(!uses_unroll && spec->unroll != 1, INVALID_SPEC, "%s loads one at a time: unroll must be 1",
+                           name);
+  CUREDUCE_RETURN_ERROR_IF(coverage != CUREDUCE_COVER_GRID_STRIDE && spec->vector_bytes != element, INVALID_SPEC,
+                           "%s loads single elements: vector bytes must be %zu", name, element);
+  return CUREDUCE_STATUS_OK;
+}
 
 cureduce_status cureduce_spec_validate_kernel(const cureduce_spec *spec) {
   CUREDUCE_RETURN_ERROR_IF(!spec, NULL_POINTER, "spec must not be NULL");
@@ -48,7 +82,7 @@ cureduce_status cureduce_spec_validate_kernel(const cureduce_spec *spec) {
                            INVALID_SPEC, "vector of %u bytes is not a power of two from %zu to 16",
                            spec->vector_bytes, element);
   CUREDUCE_RETURN_ERROR_IF(spec->zero != 0, INVALID_SPEC, "reserved field is %u, not 0", spec->zero);
-  return CUREDUCE_STATUS_OK;
+  return check_strategy_shape(spec);
 }
 
 cureduce_status cureduce_spec_validate(const cureduce_spec *spec) {

@@ -10,13 +10,48 @@
 
 #include "cureduce/cureduce.h"
 
-/* X(ID, name, template file, what it is) */
-#define CUREDUCE_STRATEGY_LIST(X)                                                              \
-  X(SINGLE_PASS, "single_pass", "single_pass.cu",                                              \
-    "vector loads in a grid-stride loop, warp shuffles, the last block folds the partials")
+/* How a strategy finishes: in one launch (the last block folds the partials), or the classic way,
+ * launching again over the partials until one block is left. */
+typedef enum cureduce_passes { CUREDUCE_PASSES_SINGLE, CUREDUCE_PASSES_CLASSIC } cureduce_passes;
+
+/* How many elements one block takes: one, two or `unroll` per thread, or a grid-stride loop over
+ * the whole input with a grid sized to the device. */
+typedef enum cureduce_coverage {
+  CUREDUCE_COVER_ONE_PER_THREAD,
+  CUREDUCE_COVER_TWO_PER_THREAD,
+  CUREDUCE_COVER_UNROLL_PER_THREAD,
+  CUREDUCE_COVER_GRID_STRIDE
+} cureduce_coverage;
+
+/* X(ID, name, template file, passes, coverage, what it changes). Rungs 0 to 11 are the classic
+ * reduce ladder; SINGLE_PASS is the production strategy. */
+#define CUREDUCE_STRATEGY_LIST(X)                                                                              \
+  X(SINGLE_PASS, "single_pass", "single_pass.cu", SINGLE, GRID_STRIDE,                                          \
+    "one launch: 16-byte loads in flight, shuffles, the last block folds the partials")                         \
+  X(RUNG0, "rung0_serial", "rung_00_serial.cu", CLASSIC, ONE_PER_THREAD, "serial: one thread per block")        \
+  X(RUNG1, "rung1_global_interleaved", "rung_01_global_interleaved.cu", CLASSIC, ONE_PER_THREAD,               \
+    "interleaved tree in global memory")                                                                         \
+  X(RUNG2, "rung2_shared_interleaved", "rung_02_shared_interleaved.cu", CLASSIC, ONE_PER_THREAD,               \
+    "tree in shared memory (divergent)")                                                                         \
+  X(RUNG3, "rung3_shared_strided", "rung_03_shared_strided.cu", CLASSIC, ONE_PER_THREAD,                       \
+    "strided index (bank conflicts)")                                                                            \
+  X(RUNG4, "rung4_sequential", "rung_04_sequential.cu", CLASSIC, ONE_PER_THREAD, "sequential addressing")      \
+  X(RUNG5, "rung5_first_add", "rung_05_first_add.cu", CLASSIC, TWO_PER_THREAD, "first add during load")        \
+  X(RUNG6, "rung6_unrolled_last_warp", "rung_06_unrolled_last_warp.cu", CLASSIC, TWO_PER_THREAD,               \
+    "last warp unrolled")                                                                                        \
+  X(RUNG7, "rung7_complete_unroll", "rung_07_complete_unroll.cu", CLASSIC, TWO_PER_THREAD,                     \
+    "completely unrolled")                                                                                       \
+  X(RUNG8, "rung8_several_per_thread", "rung_08_several_per_thread.cu", CLASSIC, UNROLL_PER_THREAD,            \
+    "several elements per thread")                                                                               \
+  X(RUNG9, "rung9_shuffle_last_warp", "rung_09_shuffle_last_warp.cu", CLASSIC, UNROLL_PER_THREAD,              \
+    "shuffles for the last warp")                                                                                \
+  X(RUNG10, "rung10_warp_shuffle_block", "rung_10_warp_shuffle_block.cu", CLASSIC, UNROLL_PER_THREAD,          \
+    "warp-shuffle block fold")                                                                                   \
+  X(RUNG11, "rung11_vector_grid_stride", "rung_11_vector_grid_stride.cu", CLASSIC, GRID_STRIDE,                \
+    "16-byte loads, grid-stride loop")
 
 typedef enum cureduce_strategy {
-#define CUREDUCE_STRATEGY_ENUM(id, name, file, what) CUREDUCE_STRATEGY_##id,
+#define CUREDUCE_STRATEGY_ENUM(id, name, file, passes, coverage, what) CUREDUCE_STRATEGY_##id,
   CUREDUCE_STRATEGY_LIST(CUREDUCE_STRATEGY_ENUM)
 #undef CUREDUCE_STRATEGY_ENUM
   CUREDUCE_STRATEGY_COUNT
@@ -37,11 +72,15 @@ typedef struct cureduce_spec {
 } cureduce_spec;
 
 /* Longest text form, with its terminating NUL. */
-#define CUREDUCE_SPEC_TEXT_MAX 96
+#define CUREDUCE_SPEC_TEXT_MAX 112
 
 const char *cureduce_strategy_name(cureduce_strategy strategy);
 const char *cureduce_strategy_template(cureduce_strategy strategy);
 const char *cureduce_strategy_description(cureduce_strategy strategy);
+cureduce_passes cureduce_strategy_passes(cureduce_strategy strategy);
+cureduce_coverage cureduce_strategy_coverage(cureduce_strategy strategy);
+/* Bytes of one accumulator on the device: what a partial takes. */
+size_t cureduce_accumulator_bytes(cureduce_op op, cureduce_dtype input);
 
 /* OK when every field is in range and the types go together. */
 cureduce_status cureduce_spec_validate(const cureduce_spec *spec);

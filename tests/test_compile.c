@@ -1,4 +1,5 @@
-/* NVRTC compiles every strategy for every (operation, input, output) for one architecture
+/* NVRTC compiles the production strategy for every (operation, input, output), and every rung
+ * of the ladder, for one architecture
  * (argv[1], e.g. 90) into a CUBIN, with no GPU; and a kernel that does not compile fails with
  * NVRTC's log and the numbered source in the error detail. */
 #include <stdio.h>
@@ -15,25 +16,45 @@
 static int tested_arch;
 static const cureduce_logger quiet = {CUREDUCE_LOG_WARN, NULL, NULL};
 
-START_TEST(test_every_kernel_compiles) {
+static void compile_or_fail(const cureduce_spec *spec, cureduce_diskcache *memory_only) {
+  cureduce_binary binary;
+  cureduce_status status = cureduce_kcache_build(spec, tested_arch, memory_only, &quiet, &binary);
+  ck_assert_msg(status == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
+  ck_assert_msg(binary.is_cubin && binary.size > 64 && memcmp(binary.data, "\x7f" "ELF", 4) == 0,
+                "sm_%d did not give a CUBIN", tested_arch);
+  free(binary.data);
+}
+
+/* The production strategy for every (operation, input, output). */
+START_TEST(test_every_production_kernel_compiles) {
   cureduce_op op = (cureduce_op)_i;
   cureduce_diskcache memory_only;
   cureduce_diskcache_open(&memory_only, NULL, &quiet);
-  for (int strategy = 0; strategy < CUREDUCE_STRATEGY_COUNT; strategy++)
-    for (int input = 0; input < CUREDUCE_DTYPE_COUNT; input++) {
-      cureduce_dtype accumulator;
-      cureduce_accumulator_type(op, (cureduce_dtype)input, &accumulator);
-      cureduce_dtype outputs[2] = {(cureduce_dtype)input, accumulator};
-      for (int o = 0; o < (accumulator == (cureduce_dtype)input ? 1 : 2); o++) {
-        cureduce_spec spec = cureduce_plan_default_spec(op, (cureduce_dtype)input, outputs[o], 2048);
-        spec.strategy = (uint8_t)strategy;
-        cureduce_binary binary;
-        cureduce_status status = cureduce_kcache_build(&spec, tested_arch, &memory_only, &quiet, &binary);
-        ck_assert_msg(status == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
-        ck_assert_msg(binary.is_cubin && binary.size > 64 && memcmp(binary.data, "\x7f" "ELF", 4) == 0,
-                      "sm_%d did not give a CUBIN", tested_arch);
-        free(binary.data);
-      }
+  for (int input = 0; input < CUREDUCE_DTYPE_COUNT; input++) {
+    cureduce_dtype accumulator;
+    cureduce_accumulator_type(op, (cureduce_dtype)input, &accumulator);
+    cureduce_dtype outputs[2] = {(cureduce_dtype)input, accumulator};
+    for (int o = 0; o < (accumulator == (cureduce_dtype)input ? 1 : 2); o++) {
+      cureduce_spec spec = cureduce_plan_default_spec(op, (cureduce_dtype)input, outputs[o], 2048);
+      compile_or_fail(&spec, &memory_only);
+    }
+  }
+  cureduce_diskcache_close(&memory_only);
+}
+END_TEST
+
+/* Every rung of the ladder for sum, min and max of f32, f64 and i32. */
+START_TEST(test_every_ladder_rung_compiles) {
+  static const cureduce_op ops[] = {CUREDUCE_OP_SUM, CUREDUCE_OP_MIN, CUREDUCE_OP_MAX};
+  static const cureduce_dtype types[] = {CUREDUCE_F32, CUREDUCE_F64, CUREDUCE_I32};
+  cureduce_diskcache memory_only;
+  cureduce_diskcache_open(&memory_only, NULL, &quiet);
+  for (size_t o = 0; o < 3; o++)
+    for (size_t t = 0; t < 3; t++) {
+      cureduce_dtype output;
+      cureduce_accumulator_type(ops[o], types[t], &output);
+      cureduce_spec spec = cureduce_plan_strategy_spec((cureduce_strategy)_i, ops[o], types[t], output, 2048);
+      compile_or_fail(&spec, &memory_only);
     }
   cureduce_diskcache_close(&memory_only);
 }
@@ -87,7 +108,8 @@ int main(int argc, char **argv) {
   Suite *suite = suite_create("compile");
   TCase *compile = tcase_create("compile");
   tcase_set_timeout(compile, 300);
-  tcase_add_loop_test(compile, test_every_kernel_compiles, 0, CUREDUCE_OP_COUNT);
+  tcase_add_loop_test(compile, test_every_production_kernel_compiles, 0, CUREDUCE_OP_COUNT);
+  tcase_add_loop_test(compile, test_every_ladder_rung_compiles, CUREDUCE_STRATEGY_RUNG0, CUREDUCE_STRATEGY_COUNT);
   tcase_add_test(compile, test_compile_error_shows_log_and_source);
   suite_add_tcase(suite, compile);
   return harness_run(suite, false);

@@ -33,6 +33,24 @@ START_TEST(test_text_round_trip_for_every_type_pair) {
 }
 END_TEST
 
+/* Every strategy's default shape is legal for the ops it takes, and names its templates. */
+START_TEST(test_every_strategy_generates) {
+  const cureduce_template_set *templates;
+  ck_assert(cureduce_templates_get(&templates) == CUREDUCE_STATUS_OK);
+  for (int strategy = 0; strategy < CUREDUCE_STRATEGY_COUNT; strategy++) {
+    cureduce_spec spec = cureduce_plan_strategy_spec((cureduce_strategy)strategy, CUREDUCE_OP_MAX, CUREDUCE_I32,
+                                                     CUREDUCE_I32, 2048);
+    char *source;
+    ck_assert_msg(cureduce_source_generate(&spec, templates, &source) == CUREDUCE_STATUS_OK, "%s",
+                  cureduce_last_error_detail());
+    char line[96];
+    snprintf(line, sizeof line, "#line 1 \"%s\"", cureduce_strategy_template((cureduce_strategy)strategy));
+    ck_assert(strstr(source, line));
+    free(source);
+  }
+}
+END_TEST
+
 START_TEST(test_text_form) {
   cureduce_spec spec = default_spec(CUREDUCE_OP_SUM, CUREDUCE_BF16, CUREDUCE_F32);
   char text[CUREDUCE_SPEC_TEXT_MAX];
@@ -59,12 +77,25 @@ START_TEST(test_bad_specs_are_refused) {
       "sum:f32->f32/single_pass/b256/u4/v16/g8x",
       "sum:f32->f32/single_pass/b-256/u4/v16/g8",
       "sum:f32->f32/single_pass/b99999999999999999999/u4/v16/g8",
-      "sum:f32->f32/single_pass/b256/u4/v16/g8/b256/u4/v16/g8/b256/u4/v16/g8/b256/u4/v16/g8/b256/u4/v16/g8/b256",
+      "sum:f32->f32/single_pass/b256/u4/v16/g8/b256/u4/v16/g8/b256/u4/v16/g8/b256/u4/v16/g8/b256/u4/v16/g8/b256/u4/v16/g8",
+      "argmin:f32->f32/rung4_sequential/b256/u1/v4/g8", /* the ladder does no argmin */
+      "sum:f32->f32/rung4_sequential/b96/u1/v4/g8",     /* the ladder needs a power-of-two block */
+      "sum:f32->f32/rung6_unrolled_last_warp/b32/u1/v4/g8", /* and at least 64 threads */
+      "sum:f32->f32/rung4_sequential/b256/u2/v4/g8",    /* rung 4 loads one element per thread */
+      "sum:f32->f32/rung8_several_per_thread/b256/u8/v16/g8", /* single-element loads */
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     cureduce_spec spec;
     cureduce_status status = cureduce_spec_parse(bad[i], &spec);
     ck_assert_msg(status == CUREDUCE_STATUS_INVALID_SPEC, "'%s' gave %s", bad[i], cureduce_status_name(status));
+  }
+  static const char *const good[] = {"sum:f32->f32/rung8_several_per_thread/b128/u16/v4/g8",
+                                     "max:i32->i32/rung0_serial/b64/u1/v4/g1",
+                                     "min:f64->f64/rung11_vector_grid_stride/b512/u2/v16/g4"};
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+    cureduce_spec parsed;
+    ck_assert_msg(cureduce_spec_parse(good[i], &parsed) == CUREDUCE_STATUS_OK, "'%s': %s", good[i],
+                  cureduce_last_error_detail());
   }
   cureduce_spec spec = default_spec(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32);
   spec.zero = 1;
@@ -160,6 +191,7 @@ int main(void) {
   suite_add_tcase(suite, spec);
   TCase *source = tcase_create("source");
   tcase_add_test(source, test_source_is_a_pure_function_of_the_spec);
+  tcase_add_test(source, test_every_strategy_generates);
   tcase_add_test(source, test_template_dir_override);
   tcase_add_test(source, test_template_dir_missing_file);
   suite_add_tcase(suite, source);

@@ -1,0 +1,517 @@
+/* cureduce-bench: times the library against CUB on the same buffer in the same process, and,
+ * with --ladder, every rung of the classic reduce ladder. Every timed configuration is first
+ * checked: against the host reference up to 2^24 elements, against CUB's result beyond. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler.h"
+#include "context.h"
+#include "dtype.h"
+#include "execute.h"
+#include "plan.h"
+#include "reduce.h"
+#include "reference.h"
+#include "templates.h"
+#ifdef CUREDUCE_HAVE_CUB
+#include "cub_baseline.h"
+#endif
+
+static void usage(FILE *out) {
+  fputs("usage: cureduce-bench [options]\n"
+        "\n"
+        "Times cureduce against CUB's DeviceReduce on the same buffer in the same process, with the\n"
+        "device's read ceiling measured in the same run, and prints a table. Default: f32 sum and\n"
+        "max at n = 2^8, 2^10, ..., 2^30.\n"
+        "\n"
+        "  --ladder          time every rung of the classic reduce ladder instead (default: f32 sum\n"
+        "                    at n = 2^24 and 2^28)\n"
+        "  --ops LIST        operations, e.g. sum,max (sum, prod, min, max, argmin, argmax)\n"
+        "  --types LIST      input types, e.g. f32,bf16\n"
+        "  --all             every input type\n"
+        "  --sizes LIST      element counts, e.g. 2^20,1000000\n"
+        "  --reps N          timed calls per figure, median taken (default 200)\n"
+        "  --csv             comma-separated rows instead of the table\n"
+        "  --device N        CUDA device ordinal (default 0)\n"
+        "  -h, --help        this text\n"
+        "\n"
+        "Columns: us, the median of event-timed single calls; b2b us, the mean of calls enqueued\n"
+        "back to back; GB/s and %ceil from the median; CUB us and CUB/cr, CUB's median over\n"
+        "cureduce's. Inputs are random and stay hot in L2 when they fit (60 MB on an H200).\n",
+        out);
+}
+
+enum { max_list = 32 };
+
+typedef struct options {
+  bool ladder, csv;
+  int device, reps;
+  int ops[max_list], op_count;
+  int types[max_list], type_count;
+  size_t sizes[max_list];
+  int size_count;
+} options;
+
+/* "2^20" or "1048576". */
+static bool parse_size(const char *text, size_t *size) {
+  char *end;
+  if (text[0] == '2' && text[1] == '^') {
+    unsigned long exponent = strtoul(text + 2, &end, 10);
+    if (*end || exponent > 40)
+      return false;
+    *size = (size_t)1 << exponent;
+    return true;
+  }
+  unsigned long long value = strtoull(text, &end, 10);
+  *size = (size_t)value;
+  return *end == '\0' && end != text && value > 0;
+}
+
+/* Splits a comma list, each item through `parse`; false on any bad item. */
+static bool parse_list(const char *text, bool (*parse)(const char *, void *, int), void *into, int *count) {
+  char copy[1024];
+  snprintf(copy, sizeof copy, "%s", text);
+  *count = 0;
+  for (char *item = strtok(copy, ","); item; item = strtok(NULL, ","))
+    if (*count >= max_list || !parse(item, into, (*count)++))
+      return false;
+  return *count > 0;
+}
+static bool parse_op_item(const char *item, void *into, int i) {
+  return (((int *)into)[i] = cureduce_op_from_name(item)) >= 0;
+}
+static bool parse_type_item(const char *item, void *into, int i) {
+  return (((int *)into)[i] = cureduce_dtype_from_name(item)) >= 0;
+}
+static bool parse_size_item(const char *item, void *into, int i) { return parse_size(item, &((size_t *)into)[i]); }
+
+static int parse_options(int argc, char **argv, options *o) {
+  static const struct option long_options[] = {
+      {"ladder", no_argument, NULL, 'l'},      {"ops", required_argument, NULL, 'o'},
+      {"types", required_argument, NULL, 't'}, {"all", no_argument, NULL, 'a'},
+      {"sizes", required_argument, NULL, 's'}, {"reps", required_argument, NULL, 'r'},
+      {"csv", no_argument, NULL, 'c'},         {"device", required_argument, NULL, 'd'},
+      {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
+  *o = (options){.reps = 200, .op_count = 0, .type_count = 0, .size_count = 0};
+  bool ok = true;
+  for (int c; ok && (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1;) {
+    switch (c) {
+    case 'l': o->ladder = true; break;
+    case 'c': o->csv = true; break;
+    case 'o': ok = parse_list(optarg, parse_op_item, o->ops, &o->op_count); break;
+    case 't': ok = parse_list(optarg, parse_type_item, o->types, &o->type_count); break;
+    case 's': ok = parse_list(optarg, parse_size_item, o->sizes, &o->size_count); break;
+    case 'a':
+      for (o->type_count = 0; o->type_count < CUREDUCE_DTYPE_COUNT; o->type_count++)
+        o->types[o->type_count] = o->type_count;
+      break;
+    case 'r': o->reps = atoi(optarg); ok = o->reps >= 1; break;
+    case 'd': o->device = atoi(optarg); break;
+    case 'h': usage(stdout); exit(0);
+    default: ok = false;
+    }
+  }
+  if (!ok || optind < argc) {
+    fprintf(stderr, "cureduce-bench: bad option or value (--help lists them)\n");
+    return 2;
+  }
+  if (!o->op_count)
+    o->op_count = o->ladder ? 1 : 2, o->ops[0] = CUREDUCE_OP_SUM, o->ops[1] = CUREDUCE_OP_MAX;
+  if (!o->type_count)
+    o->type_count = 1, o->types[0] = CUREDUCE_F32;
+  if (!o->size_count) {
+    if (o->ladder)
+      o->size_count = 2, o->sizes[0] = (size_t)1 << 24, o->sizes[1] = (size_t)1 << 28;
+    else
+      for (int e = 8; e <= 30; e += 2)
+        o->sizes[o->size_count++] = (size_t)1 << e;
+  }
+  return 0;
+}
+
+/* ---- the device side ------------------------------------------------------------------------ */
+
+typedef struct bench {
+  cureduce_context *context;
+  const cureduce_driver *cu;
+  CUstream stream;
+  CUevent start, stop;
+  CUdeviceptr input, output, scratch, cub_temp;
+  size_t input_bytes, scratch_bytes, cub_temp_bytes;
+  double ceiling_gbps;
+} bench;
+
+/* What one timed call enqueues. */
+typedef struct call {
+  enum { CALL_LIBRARY, CALL_SPEC, CALL_CUB } kind;
+  cureduce_op op;
+  cureduce_dtype input, output;
+  size_t n;
+  cureduce_spec spec; /* CALL_SPEC */
+} call;
+
+static void fail(const char *what) {
+  fprintf(stderr, "cureduce-bench: %s: %s\n", what, cureduce_last_error_detail());
+  exit(1);
+}
+
+static void check_cuda(CUresult result, const char *what) {
+  if (result != CUDA_SUCCESS) {
+    cureduce_driver_check(result, what, __FILE__, __LINE__);
+    fail(what);
+  }
+}
+
+static void enqueue(bench *b, const call *c) {
+  void *in = (void *)(uintptr_t)b->input, *out = (void *)(uintptr_t)b->output;
+  cureduce_status status = CUREDUCE_STATUS_OK;
+  switch (c->kind) {
+  case CALL_LIBRARY: status = cureduce_reduce(b->context, c->op, c->input, in, c->n, c->output, out, b->stream); break;
+  case CALL_SPEC:
+    status = cureduce_reduce_spec(b->context, &c->spec, in, c->n, out, b->stream, (void *)(uintptr_t)b->scratch);
+    break;
+  case CALL_CUB:
+#ifdef CUREDUCE_HAVE_CUB
+    if (cureduce_cub_reduce(c->op, c->input, in, c->n, out, (void *)(uintptr_t)b->cub_temp, &b->cub_temp_bytes,
+                            b->stream) != 0) {
+      fprintf(stderr, "cureduce-bench: CUB failed\n");
+      exit(1);
+    }
+#endif
+    break;
+  }
+  if (status != CUREDUCE_STATUS_OK)
+    fail("reduction");
+}
+
+static int compare_floats(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median of `reps` event-timed single calls, in microseconds, after a warm-up. */
+static double time_median(bench *b, const call *c, int reps) {
+  for (int i = 0; i < 10; i++)
+    enqueue(b, c);
+  float *times = malloc((size_t)reps * sizeof *times);
+  for (int i = 0; i < reps; i++) {
+    check_cuda(b->cu->cuEventRecord(b->start, b->stream), "cuEventRecord");
+    enqueue(b, c);
+    check_cuda(b->cu->cuEventRecord(b->stop, b->stream), "cuEventRecord");
+    check_cuda(b->cu->cuEventSynchronize(b->stop), "cuEventSynchronize");
+    check_cuda(b->cu->cuEventElapsedTime(&times[i], b->start, b->stop), "cuEventElapsedTime");
+  }
+  qsort(times, (size_t)reps, sizeof *times, compare_floats);
+  double median = 1000.0 * times[reps / 2];
+  free(times);
+  return median;
+}
+
+/* Mean of `reps` calls enqueued back to back, in microseconds. */
+static double time_back_to_back(bench *b, const call *c, int reps) {
+  check_cuda(b->cu->cuEventRecord(b->start, b->stream), "cuEventRecord");
+  for (int i = 0; i < reps; i++)
+    enqueue(b, c);
+  check_cuda(b->cu->cuEventRecord(b->stop, b->stream), "cuEventRecord");
+  check_cuda(b->cu->cuEventSynchronize(b->stop), "cuEventSynchronize");
+  float ms;
+  check_cuda(b->cu->cuEventElapsedTime(&ms, b->start, b->stop), "cuEventElapsedTime");
+  return 1000.0 * ms / reps;
+}
+
+/* Random data of the type over the whole buffer: a 64 MiB random block, repeated. */
+static void fill_input(bench *b, cureduce_dtype type) {
+  size_t block = (size_t)64 << 20, element = cureduce_dtype_size(type);
+  void *host = malloc(block);
+  cureduce_ref_fill(CUREDUCE_OP_SUM, type, host, block / element);
+  for (size_t offset = 0; offset < b->input_bytes; offset += block)
+    check_cuda(b->cu->cuMemcpyHtoD(b->input + offset, host, offset + block <= b->input_bytes ? block : b->input_bytes - offset),
+               "cuMemcpyHtoD");
+  free(host);
+}
+
+/* Reads the result of one call back. */
+static cureduce_value run_once(bench *b, const call *c) {
+  check_cuda(b->cu->cuMemsetD8(b->output, 0xA5, 16), "cuMemsetD8");
+  enqueue(b, c);
+  check_cuda(b->cu->cuStreamSynchronize(b->stream), "cuStreamSynchronize");
+  cureduce_value v = {.index = -1};
+  check_cuda(b->cu->cuMemcpyDtoH(&v, b->output, cureduce_result_size(c->op, c->output)), "cuMemcpyDtoH");
+  return v;
+}
+
+/* Checks one configuration before timing it: against the host reference up to 2^24 elements
+ * (the block pattern repeats, so the host reads the data back), else against CUB's result, which
+ * on the benchmark's exactly summable data must be the same bits. Returns what it compared with. */
+static const char *verify(bench *b, const call *c, bool have_cub) {
+  cureduce_value got = run_once(b, c);
+  char why[256];
+  if (c->n <= (size_t)1 << 24) {
+    size_t bytes = c->n * cureduce_dtype_size(c->input);
+    void *host = malloc(bytes ? bytes : 1);
+    check_cuda(b->cu->cuMemcpyDtoH(host, b->input, bytes), "cuMemcpyDtoH");
+    cureduce_ref_result expected = cureduce_ref_expected(c->op, c->input, c->output, host, c->n);
+    free(host);
+    if (!cureduce_ref_matches(c->op, c->output, &got, &expected, why, sizeof why)) {
+      fprintf(stderr, "cureduce-bench: WRONG RESULT for n = %zu: %s\n", c->n, why);
+      exit(1);
+    }
+    return "host";
+  }
+  if (!have_cub)
+    return "-";
+  call cub = *c;
+  cub.kind = CALL_CUB;
+  cureduce_value want = run_once(b, &cub);
+  if (memcmp(&got.value, &want.value, cureduce_dtype_size(c->output)) != 0) {
+    fprintf(stderr, "cureduce-bench: result for n = %zu differs from CUB's\n", c->n);
+    exit(1);
+  }
+  return "CUB";
+}
+
+/* The read ceiling over the largest buffer of the run. */
+static double measure_ceiling(bench *b, int reps) {
+  const cureduce_template_set *templates;
+  cureduce_binary binary;
+  if (cureduce_templates_get(&templates) != CUREDUCE_STATUS_OK ||
+      cureduce_nvrtc_compile(cureduce_template_find(templates, "read_ceiling.cu"), "read_ceiling.cu",
+                             b->context->info.arch, &binary) != CUREDUCE_STATUS_OK)
+    fail("compiling the read-ceiling kernel");
+  CUmodule module;
+  CUfunction kernel;
+  check_cuda(b->cu->cuModuleLoadData(&module, binary.data), "cuModuleLoadData");
+  free(binary.data);
+  check_cuda(b->cu->cuModuleGetFunction(&kernel, module, "cureduce_read_ceiling"), "cuModuleGetFunction");
+  unsigned long long vectors = b->input_bytes / 16;
+  CUdeviceptr sink = b->output;
+  void *parameters[] = {&b->input, &vectors, &sink};
+  unsigned grid = (unsigned)b->context->info.sm_count * 8;
+  float best_median;
+  float *times = malloc((size_t)reps * sizeof *times);
+  for (int i = -10; i < reps; i++) {
+    check_cuda(b->cu->cuEventRecord(b->start, b->stream), "cuEventRecord");
+    check_cuda(b->cu->cuLaunchKernel(kernel, grid, 1, 1, 256, 1, 1, 0, b->stream, parameters, NULL), "cuLaunchKernel");
+    check_cuda(b->cu->cuEventRecord(b->stop, b->stream), "cuEventRecord");
+    check_cuda(b->cu->cuEventSynchronize(b->stop), "cuEventSynchronize");
+    if (i >= 0)
+      check_cuda(b->cu->cuEventElapsedTime(&times[i], b->start, b->stop), "cuEventElapsedTime");
+  }
+  qsort(times, (size_t)reps, sizeof *times, compare_floats);
+  best_median = times[reps / 2];
+  free(times);
+  b->cu->cuModuleUnload(module);
+  return (double)b->input_bytes / (best_median * 1e-3) / 1e9;
+}
+
+/* ---- the tables ---------------------------------------------------------------------------- */
+
+static double gbps(size_t bytes, double us) { return us > 0 ? (double)bytes / (us * 1e-6) / 1e9 : 0; }
+
+static void print_header(const options *o, const bench *b) {
+  char version[32] = "n/a";
+#ifdef CUREDUCE_HAVE_CUB
+  int v = cureduce_cub_version();
+  snprintf(version, sizeof version, "%d.%d.%d", v / 100000, v / 100 % 1000, v % 100);
+#endif
+  int driver = 0;
+  b->cu->cuDriverGetVersion(&driver);
+  int nvrtc = 0;
+  cureduce_nvrtc_version(&nvrtc);
+  printf("# %s, sm_%d, %d SMs; CUDA driver %d.%d, NVRTC %d.%d, CUB %s; cureduce %s\n", b->context->info.name,
+         b->context->info.arch, b->context->info.sm_count, driver / 1000, driver % 1000 / 10, nvrtc / 1000,
+         nvrtc % 1000 / 10, version, cureduce_version_string());
+  printf("# read ceiling (16-byte loads, %.2f GB buffer): %.0f GB/s; median of %d; L2 hot when the input fits\n",
+         (double)b->input_bytes / 1e9, b->ceiling_gbps, o->reps);
+}
+
+static int compare_floats_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double ratio_or_nan(double cub_us, double us) { return cub_us > 0 ? cub_us / us : NAN; }
+
+static int run_comparison(const options *o, bench *b, bool have_cub) {
+  if (o->csv)
+    printf("op,type,n,us,b2b_us,gbps,pct_ceiling,cub_us,cub_over_cureduce,checked\n");
+  else
+    printf("%-6s %-5s %12s %9s %9s %8s %6s %9s %8s %6s\n", "op", "type", "n", "us", "b2b us", "GB/s", "%ceil",
+           "CUB us", "CUB/cr", "check");
+  double ratios[max_list * max_list * max_list];
+  int ratio_count = 0;
+  for (int t = 0; t < o->type_count; t++) {
+    fill_input(b, (cureduce_dtype)o->types[t]);
+    for (int p = 0; p < o->op_count; p++)
+      for (int s = 0; s < o->size_count; s++) {
+        cureduce_op op = (cureduce_op)o->ops[p];
+        cureduce_dtype type = (cureduce_dtype)o->types[t], output;
+        cureduce_accumulator_type(op, type, &output);
+        call c = {CALL_LIBRARY, op, type, output, o->sizes[s], {0}};
+        size_t bytes = c.n * cureduce_dtype_size(type);
+        if (bytes > b->input_bytes)
+          continue;
+        const char *checked = verify(b, &c, have_cub && op != CUREDUCE_OP_PROD && !cureduce_op_is_arg(op));
+        double us = time_median(b, &c, o->reps), b2b = time_back_to_back(b, &c, o->reps), cub_us = 0;
+        if (have_cub && op != CUREDUCE_OP_PROD && !cureduce_op_is_arg(op)) {
+          call cub = c;
+          cub.kind = CALL_CUB;
+          cub_us = time_median(b, &cub, o->reps);
+          ratios[ratio_count++] = cub_us / us;
+        }
+        double rate = gbps(bytes, us), ratio = ratio_or_nan(cub_us, us);
+        if (o->csv)
+          printf("%s,%s,%zu,%.2f,%.2f,%.1f,%.1f,%.2f,%.3f,%s\n", cureduce_op_name(op), cureduce_dtype_name(type), c.n, us,
+                 b2b, rate, 100 * rate / b->ceiling_gbps, cub_us, ratio, checked);
+        else
+          printf("%-6s %-5s %12zu %9.2f %9.2f %8.1f %6.1f %9.2f %8.3f %6s\n", cureduce_op_name(op),
+                 cureduce_dtype_name(type), c.n, us, b2b, rate, 100 * rate / b->ceiling_gbps, cub_us, ratio, checked);
+        fflush(stdout);
+      }
+  }
+  if (ratio_count) {
+    qsort(ratios, (size_t)ratio_count, sizeof ratios[0], compare_floats_double);
+    printf("summary: CUB/cureduce over %d rows: worst %.3f, median %.3f\n", ratio_count, ratios[0],
+           ratios[ratio_count / 2]);
+  } else {
+    printf("summary: no CUB column (built without CUDA/CUB, or no covered operation)\n");
+  }
+  return 0;
+}
+
+/* One row of the ladder table. */
+static void print_ladder_row(const options *o, const bench *b, const char *rung, const char *name, const char *what,
+                             size_t n, size_t bytes, double us, double previous_us, double rung0_us) {
+  double rate = gbps(bytes, us);
+  if (o->csv)
+    printf("%s,%s,\"%s\",%zu,%.2f,%.1f,%.1f,%.2f,%.1f\n", rung, name, what, n, us, rate, 100 * rate / b->ceiling_gbps,
+           previous_us > 0 ? previous_us / us : NAN, rung0_us > 0 ? rung0_us / us : NAN);
+  else
+    printf("%-5s %-26s %-44s %10.1f %8.1f %6.1f %7.2f %8.1f\n", rung, name, what, us, rate,
+           100 * rate / b->ceiling_gbps, previous_us > 0 ? previous_us / us : NAN, rung0_us > 0 ? rung0_us / us : NAN);
+  fflush(stdout);
+}
+
+static int run_ladder(const options *o, bench *b, bool have_cub) {
+  cureduce_op op = (cureduce_op)o->ops[0];
+  cureduce_dtype type = (cureduce_dtype)o->types[0], output;
+  cureduce_accumulator_type(op, type, &output);
+  fill_input(b, type);
+  if (o->csv)
+    printf("rung,strategy,what,n,us,gbps,pct_ceiling,speedup_previous,speedup_rung0\n");
+  for (int s = 0; s < o->size_count; s++) {
+    size_t n = o->sizes[s], bytes = n * cureduce_dtype_size(type);
+    if (bytes > b->input_bytes)
+      continue;
+    if (!o->csv)
+      printf("\n%s of %zu %s (%.1f MB)\n%-5s %-26s %-44s %10s %8s %6s %7s %8s\n", cureduce_op_name(op), n,
+             cureduce_dtype_name(type), bytes / 1e6, "rung", "strategy", "what changed", "us", "GB/s", "%ceil", "x prev",
+             "x rung0");
+    double previous = 0, rung0 = 0;
+    for (int strategy = CUREDUCE_STRATEGY_RUNG0; strategy < CUREDUCE_STRATEGY_COUNT; strategy++) {
+      call c = {CALL_SPEC, op, type, output, n, cureduce_plan_strategy_spec((cureduce_strategy)strategy, op, type, output,
+                                                                              b->context->info.max_threads_per_sm)};
+      verify(b, &c, have_cub);
+      double us = time_median(b, &c, o->reps);
+      char rung[8];
+      snprintf(rung, sizeof rung, "%d", strategy - CUREDUCE_STRATEGY_RUNG0);
+      print_ladder_row(o, b, rung, cureduce_strategy_name((cureduce_strategy)strategy),
+                       cureduce_strategy_description((cureduce_strategy)strategy), n, bytes, us, previous, rung0);
+      previous = us;
+      if (strategy == CUREDUCE_STRATEGY_RUNG0)
+        rung0 = us;
+    }
+    call single = {CALL_SPEC, op, type, output, n,
+                   cureduce_plan_strategy_spec(CUREDUCE_STRATEGY_SINGLE_PASS, op, type, output,
+                                               b->context->info.max_threads_per_sm)};
+    verify(b, &single, have_cub);
+    double us = time_median(b, &single, o->reps);
+    print_ladder_row(o, b, "11+", "single_pass", "rung 11 with the single-pass finish", n, bytes, us, previous, rung0);
+    previous = us;
+    call library = {CALL_LIBRARY, op, type, output, n, {0}};
+    us = time_median(b, &library, o->reps);
+    print_ladder_row(o, b, "12", "(the library's plan)", "what cureduce_reduce runs", n, bytes, us, previous, rung0);
+    if (have_cub) {
+      call cub = library;
+      cub.kind = CALL_CUB;
+      print_ladder_row(o, b, "CUB", "DeviceReduce", "CUB, same buffer, same process", n, bytes,
+                       time_median(b, &cub, o->reps), 0, rung0);
+    }
+  }
+  return 0;
+}
+
+/* Device memory for the largest input of the run, the ladder's scratch and CUB's temp storage. */
+static void allocate(const options *o, bench *b, bool have_cub) {
+  size_t largest = 0, scratch = 0;
+  for (int s = 0; s < o->size_count; s++)
+    for (int t = 0; t < o->type_count; t++) {
+      size_t bytes = o->sizes[s] * cureduce_dtype_size((cureduce_dtype)o->types[t]);
+      largest = bytes > largest ? bytes : largest;
+      for (int strategy = 0; o->ladder && strategy < CUREDUCE_STRATEGY_COUNT; strategy++) {
+        cureduce_spec spec = cureduce_plan_strategy_spec((cureduce_strategy)strategy, (cureduce_op)o->ops[0],
+                                                         (cureduce_dtype)o->types[t], (cureduce_dtype)o->types[t], 2048);
+        size_t need = cureduce_execute_scratch_bytes(&spec, b->context->info.sm_count, o->sizes[s]) * 2;
+        scratch = need > scratch ? need : scratch;
+      }
+    }
+  b->input_bytes = (largest + 15) & ~(size_t)15;
+  check_cuda(b->cu->cuMemAlloc(&b->input, b->input_bytes), "cuMemAlloc (input)");
+  check_cuda(b->cu->cuMemAlloc(&b->output, 16), "cuMemAlloc (output)");
+  if (scratch)
+    check_cuda(b->cu->cuMemAlloc(&b->scratch, scratch), "cuMemAlloc (ladder scratch)");
+#ifdef CUREDUCE_HAVE_CUB
+  if (have_cub) {
+    size_t most = 0;
+    for (int p = 0; p < o->op_count; p++)
+      for (int t = 0; t < o->type_count; t++) {
+        size_t bytes = 0;
+        cureduce_cub_reduce((cureduce_op)o->ops[p], (cureduce_dtype)o->types[t], NULL, largest, NULL, NULL, &bytes, NULL);
+        most = bytes > most ? bytes : most;
+      }
+    b->cub_temp_bytes = most;
+    check_cuda(b->cu->cuMemAlloc(&b->cub_temp, most ? most : 16), "cuMemAlloc (CUB temp)");
+  }
+#endif
+  (void)have_cub;
+}
+
+int main(int argc, char **argv) {
+  options o;
+  int bad = parse_options(argc, argv, &o);
+  if (bad)
+    return bad;
+  cureduce_settings settings;
+  cureduce_default_settings(&settings);
+  settings.device = o.device;
+  bench b = {0};
+  cureduce_status status = cureduce_context_create(&b.context, &settings);
+  if (status != CUREDUCE_STATUS_OK) {
+    printf("cureduce-bench: no GPU to time on (%s)\n", cureduce_last_error_detail());
+    return status == CUREDUCE_STATUS_NO_DRIVER || status == CUREDUCE_STATUS_NO_DEVICE ? 77 : 1;
+  }
+  cureduce_driver_get(&b.cu);
+  check_cuda(b.cu->cuCtxPushCurrent(b.context->primary), "cuCtxPushCurrent");
+  check_cuda(b.cu->cuStreamCreate(&b.stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  check_cuda(b.cu->cuEventCreate(&b.start, CU_EVENT_DEFAULT), "cuEventCreate");
+  check_cuda(b.cu->cuEventCreate(&b.stop, CU_EVENT_DEFAULT), "cuEventCreate");
+#ifdef CUREDUCE_HAVE_CUB
+  bool have_cub = true;
+#else
+  bool have_cub = false;
+#endif
+  cureduce_ref_seed();
+  allocate(&o, &b, have_cub);
+  fill_input(&b, CUREDUCE_U32);
+  b.ceiling_gbps = measure_ceiling(&b, 50);
+  print_header(&o, &b);
+  int code = o.ladder ? run_ladder(&o, &b, have_cub) : run_comparison(&o, &b, have_cub);
+  cureduce_release_stream(b.context, b.stream);
+  b.cu->cuStreamDestroy(b.stream);
+  CUcontext popped;
+  b.cu->cuCtxPopCurrent(&popped);
+  cureduce_context_destroy(b.context);
+  return code;
+}
