@@ -110,6 +110,10 @@ template <> struct element<CUREDUCE_DTYPE_U64>
 // combine is associative and commutative (min/max/arg through a total order), so any fixed
 // order of combination gives one bitwise result; the strategies fix the order.
 
+template <bool C, typename A, typename B> struct conditional { typedef A type; };
+template <typename A, typename B> struct conditional<false, A, B> { typedef B type; };
+
+// finish(acc) gives the value the result is written from.
 template <int OP, int IN> struct reduction;
 
 template <int IN> struct reduction<CUREDUCE_OP_SUM, IN> {
@@ -118,6 +122,7 @@ template <int IN> struct reduction<CUREDUCE_OP_SUM, IN> {
   static __device__ __forceinline__ acc identity() { return acc(0); }
   static __device__ __forceinline__ acc lift(typename E::storage s, u64) { return E::to_wide(s); }
   static __device__ __forceinline__ acc combine(acc a, acc b) { return a + b; }
+  static __device__ __forceinline__ acc finish(acc a) { return a; }
 };
 
 template <int IN> struct reduction<CUREDUCE_OP_PROD, IN> {
@@ -126,22 +131,68 @@ template <int IN> struct reduction<CUREDUCE_OP_PROD, IN> {
   static __device__ __forceinline__ acc identity() { return acc(1); }
   static __device__ __forceinline__ acc lift(typename E::storage s, u64) { return E::to_wide(s); }
   static __device__ __forceinline__ acc combine(acc a, acc b) { return a * b; }
+  static __device__ __forceinline__ acc finish(acc a) { return a; }
 };
 
-// min and max propagate NaN, and order -0 below +0 (IEEE 754-2019 minimum and maximum).
-template <int IN, bool IS_MAX> struct extreme_reduction {
+// min and max of integers: the plain order.
+template <int IN, bool IS_MAX> struct integer_extreme {
   typedef element<IN> E;
   typedef typename E::value acc;
   static __device__ __forceinline__ acc identity() { return IS_MAX ? E::lowest() : E::highest(); }
   static __device__ __forceinline__ acc lift(typename E::storage s, u64) { return E::to_value(s); }
-  static __device__ __forceinline__ acc combine(acc a, acc b) {
-    if (E::is_nan(a)) return a;
-    if (E::is_nan(b)) return b;
-    if (a < b) return IS_MAX ? b : a;
-    if (b < a) return IS_MAX ? a : b;
-    return E::sign_bit(a) != IS_MAX ? a : b;  // equal: min keeps -0, max keeps +0
-  }
+  static __device__ __forceinline__ acc combine(acc a, acc b) { return IS_MAX ? (a < b ? b : a) : (b < a ? b : a); }
+  static __device__ __forceinline__ acc finish(acc a) { return a; }
 };
+
+// min and max of floats propagate NaN and order -0 below +0 (IEEE 754-2019 minimum and
+// maximum). A float's bits with the magnitude bits of negatives flipped compare as a signed
+// integer in exactly that order (-inf < ... < -0 < +0 < ... < +inf), so each element costs an
+// integer min or max; a NaN becomes the key that always wins, and comes back as a NaN.
+template <typename F> struct ordered_key;
+template <> struct ordered_key<float> {
+  typedef int type;
+  static __device__ __forceinline__ int of(float x) {
+    int i = __float_as_int(x);
+    return i ^ ((i >> 31) & 0x7fffffff);
+  }
+  static __device__ __forceinline__ float value(int k) { return __int_as_float(k ^ ((k >> 31) & 0x7fffffff)); }
+  static __device__ __forceinline__ int highest() { return 0x7fffffff; }
+  static __device__ __forceinline__ int lowest() { return (int)0x80000000; }
+  static __device__ __forceinline__ float nan() { return __int_as_float(0x7fffffff); }
+};
+template <> struct ordered_key<double> {
+  typedef long long type;
+  static __device__ __forceinline__ long long of(double x) {
+    long long i = __double_as_longlong(x);
+    return i ^ ((i >> 63) & 0x7fffffffffffffffLL);
+  }
+  static __device__ __forceinline__ double value(long long k) {
+    return __longlong_as_double(k ^ ((k >> 63) & 0x7fffffffffffffffLL));
+  }
+  static __device__ __forceinline__ long long highest() { return 0x7fffffffffffffffLL; }
+  static __device__ __forceinline__ long long lowest() { return (long long)0x8000000000000000ULL; }
+  static __device__ __forceinline__ double nan() { return __longlong_as_double(0x7fffffffffffffffLL); }
+};
+
+template <int IN, bool IS_MAX> struct float_extreme {
+  typedef element<IN> E;
+  typedef ordered_key<typename E::value> K;
+  typedef typename K::type acc;
+  static __device__ __forceinline__ acc nan_key() { return IS_MAX ? K::highest() : K::lowest(); }
+  static __device__ __forceinline__ acc identity() { return K::of(IS_MAX ? E::lowest() : E::highest()); }
+  static __device__ __forceinline__ acc lift(typename E::storage s, u64) {
+    typename E::value v = E::to_value(s);
+    return E::is_nan(v) ? nan_key() : K::of(v);
+  }
+  static __device__ __forceinline__ acc combine(acc a, acc b) { return IS_MAX ? max(a, b) : min(a, b); }
+  static __device__ __forceinline__ typename E::value finish(acc a) { return a == nan_key() ? K::nan() : K::value(a); }
+};
+
+template <int IN, bool IS_MAX>
+struct extreme_reduction
+    : conditional<IN == CUREDUCE_DTYPE_F16 || IN == CUREDUCE_DTYPE_BF16 || IN == CUREDUCE_DTYPE_F32 ||
+                      IN == CUREDUCE_DTYPE_F64,
+                  float_extreme<IN, IS_MAX>, integer_extreme<IN, IS_MAX> >::type {};
 template <int IN> struct reduction<CUREDUCE_OP_MIN, IN> : extreme_reduction<IN, false> {};
 template <int IN> struct reduction<CUREDUCE_OP_MAX, IN> : extreme_reduction<IN, true> {};
 
@@ -178,6 +229,7 @@ template <int IN, bool IS_MAX> struct arg_reduction {
     }
     return a.index < b.index ? a : b;
   }
+  static __device__ __forceinline__ acc finish(acc a) { return a; }
 };
 template <int IN> struct reduction<CUREDUCE_OP_ARGMIN, IN> : arg_reduction<IN, false> {};
 template <int IN> struct reduction<CUREDUCE_OP_ARGMAX, IN> : arg_reduction<IN, true> {};
@@ -320,7 +372,7 @@ __device__ __forceinline__ acc_t grid_stride_accumulate(const input_t *__restric
 __device__ __forceinline__ void finish_single_pass(acc_t block_value, void *out, acc_t *partials,
                                                   unsigned *ticket) {
   if (gridDim.x == 1) {
-    if (threadIdx.x == 0) store_result(out, block_value);
+    if (threadIdx.x == 0) store_result(out, op::finish(block_value));
     return;
   }
   __shared__ bool is_last_block;
@@ -336,7 +388,7 @@ __device__ __forceinline__ void finish_single_pass(acc_t block_value, void *out,
   for (unsigned b = threadIdx.x; b < gridDim.x; b += CUREDUCE_BLOCK) v = op::combine(v, load_partial(&partials[b]));
   v = block_reduce(v);
   if (threadIdx.x == 0) {
-    store_result(out, v);
+    store_result(out, op::finish(v));
     *ticket = 0;
   }
 }

@@ -5,7 +5,7 @@ namespace cureduce {
 __device__ __forceinline__ void finish_pass(acc_t v, void *out, acc_t *partials) {
   if (threadIdx.x != 0) return;
   if (gridDim.x == 1)
-    store_result(out, v);
+    store_result(out, op::finish(v));
   else
     partials[blockIdx.x] = v;
 }
