@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,12 +16,15 @@ void cureduce_default_settings(cureduce_settings *settings) {
   settings->log_level = cureduce_log_level_from_env(CUREDUCE_LOG_WARN);
   settings->max_streams = 16;
   settings->check_pointers = 1;
+  settings->tuning = CUREDUCE_TUNING_CACHED;
 }
 
 static cureduce_status check_settings(const cureduce_settings *settings) {
   CUREDUCE_RETURN_ERROR_IF(settings->device < 0, NO_DEVICE, "device ordinal %d is negative", settings->device);
   CUREDUCE_RETURN_ERROR_IF(settings->max_streams < 1 || settings->max_streams > 4096, INVALID_ARGUMENT,
                            "max_streams %u is not from 1 to 4096", settings->max_streams);
+  CUREDUCE_RETURN_ERROR_IF(settings->tuning < CUREDUCE_TUNING_CACHED || settings->tuning > CUREDUCE_TUNING_ON_FIRST_USE,
+                           INVALID_ARGUMENT, "tuning %d is not a cureduce_tuning", (int)settings->tuning);
   CUREDUCE_RETURN_ERROR_IF(settings->log_level < CUREDUCE_LOG_OFF || settings->log_level > CUREDUCE_LOG_DEBUG,
                            INVALID_ARGUMENT, "log_level %d is not a cureduce_log_level", (int)settings->log_level);
   for (size_t i = 0; i < sizeof settings->reserved; i++)
@@ -44,6 +48,14 @@ static cureduce_status read_device(cureduce_context *context, int ordinal) {
   CUREDUCE_CU(cu->cuDeviceGetAttribute(&info->max_threads_per_sm, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
                                        context->device));
   info->arch = major * 10 + minor;
+  int bus_bits, memory_khz, driver;
+  CUREDUCE_CU(cu->cuDeviceGetAttribute(&bus_bits, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, context->device));
+  CUREDUCE_CU(cu->cuDeviceGetAttribute(&memory_khz, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, context->device));
+  CUREDUCE_CU(cu->cuDriverGetVersion(&driver));
+  snprintf(context->gpu_key, sizeof context->gpu_key,
+           "device=%s;cc=%d.%d;sms=%d;bus_bits=%d;memory_khz=%d;driver=%d;cureduce=%s;tuning_space=%d", info->name,
+           major, minor, info->sm_count, bus_bits, memory_khz, driver, cureduce_version_string(),
+           CUREDUCE_TUNING_SPACE_VERSION);
   return CUREDUCE_STATUS_OK;
 }
 
@@ -74,6 +86,11 @@ static cureduce_status open_resources(cureduce_context *context, const cureduce_
                    "no cache location (set CUREDUCE_CACHE_DIR or HOME): compiled kernels stay in memory");
   }
   cureduce_diskcache_open(&context->disk, root, &context->logger);
+  if (root) {
+    cureduce_tunedb_path(root, context->gpu_key, context->tunedb_path, sizeof context->tunedb_path);
+    if (settings->tuning != CUREDUCE_TUNING_OFF)
+      cureduce_tunedb_read(context->tunedb_path, context->gpu_key, &context->tuned, &context->logger);
+  }
   cureduce_kcache_init(&context->kernels, context->driver, context->info.arch, &context->logger, &context->disk);
   return cureduce_workspace_create(&context->workspace, context->driver, settings->max_streams);
 }
@@ -94,11 +111,14 @@ cureduce_status cureduce_context_create(cureduce_context **created, const curedu
   context->driver = driver;
   context->logger = (cureduce_logger){settings->log_level, settings->log_callback, settings->log_user_data};
   context->check_pointers = settings->check_pointers != 0;
+  context->tuning = settings->tuning;
+  pthread_mutex_init(&context->tuned_lock, NULL);
   cureduce_status status = read_device(context, settings->device);
   if (status == CUREDUCE_STATUS_OK)
     status = cureduce_driver_check(driver->cuDevicePrimaryCtxRetain(&context->primary, context->device),
                                    "cuDevicePrimaryCtxRetain", __FILE__, __LINE__);
   if (status != CUREDUCE_STATUS_OK) {
+    pthread_mutex_destroy(&context->tuned_lock);
     free(context);
     return status;
   }
@@ -114,6 +134,8 @@ cureduce_status cureduce_context_create(cureduce_context **created, const curedu
   }
   if (status != CUREDUCE_STATUS_OK) {
     driver->cuDevicePrimaryCtxRelease(context->device);
+    cureduce_tunedb_free(&context->tuned);
+    pthread_mutex_destroy(&context->tuned_lock);
     free(context);
     return status;
   }
@@ -134,6 +156,28 @@ void cureduce_context_destroy(cureduce_context *context) {
     cureduce_context_leave(context, pushed);
   cureduce_plan_table_free(&context->plans);
   cureduce_diskcache_close(&context->disk);
+  cureduce_tunedb_free(&context->tuned);
+  pthread_mutex_destroy(&context->tuned_lock);
   context->driver->cuDevicePrimaryCtxRelease(context->device);
   free(context);
+}
+
+cureduce_status cureduce_context_adopt_tuning(cureduce_context *context, const cureduce_tunedb *records) {
+  pthread_mutex_lock(&context->tuned_lock);
+  bool stored = true;
+  for (size_t i = 0; i < records->count; i++)
+    stored = stored && cureduce_tunedb_put(&context->tuned, &records->records[i]);
+  pthread_mutex_unlock(&context->tuned_lock);
+  CUREDUCE_RETURN_ERROR_IF(!stored, OUT_OF_MEMORY, "no memory for the tuning records");
+  for (size_t i = 0; i < records->count; i++)
+    cureduce_plan_forget(&context->plans, (cureduce_op)records->records[i].op,
+                         (cureduce_dtype)records->records[i].input, (cureduce_dtype)records->records[i].output,
+                         records->records[i].bucket);
+  if (!context->tunedb_path[0])
+    return CUREDUCE_STATUS_OK;
+  cureduce_status status = cureduce_tunedb_merge(context->tunedb_path, context->gpu_key, records, &context->logger);
+  if (status != CUREDUCE_STATUS_OK)
+    cureduce_log(&context->logger, CUREDUCE_LOG_WARN, "%s: the tuning stays in this process's memory",
+                 cureduce_last_error_detail());
+  return CUREDUCE_STATUS_OK;
 }

@@ -7,6 +7,7 @@
 
 #include "kcache.h"
 #include "plan.h"
+#include "tunedb.h"
 #include "workspace.h"
 
 typedef struct cureduce_device_info {
@@ -27,7 +28,16 @@ struct cureduce_context {
   cureduce_kcache kernels;
   cureduce_workspace workspace;
   cureduce_plan_table plans;
+  cureduce_tuning tuning;
+  char gpu_key[CUREDUCE_TUNEDB_KEY_MAX]; /* names this GPU exactly in the tuning database */
+  char tunedb_path[4300];                /* "" without a disk cache */
+  pthread_mutex_t tuned_lock;            /* guards tuned */
+  cureduce_tunedb tuned;
 };
+
+/* Stores tuned choices in the context (and the file, when there is one); the next call for each
+ * takes its new plan. */
+cureduce_status cureduce_context_adopt_tuning(cureduce_context *context, const cureduce_tunedb *records);
 
 /* Makes the context's primary context current for the calling thread if it is not already;
  * *pushed says whether cureduce_context_leave must pop it. */

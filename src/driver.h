@@ -12,7 +12,7 @@
   X(cuDeviceGetAttribute) X(cuDeviceGetName) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)              \
   X(cuDevicePrimaryCtxRelease) X(cuCtxGetCurrent) X(cuCtxPushCurrent) X(cuCtxPopCurrent)                  \
   X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuLaunchKernel)    \
-  X(cuMemAlloc) X(cuMemFree) X(cuMemsetD8) X(cuMemsetD8Async) X(cuMemcpyHtoD) X(cuMemcpyDtoH)             \
+  X(cuMemAlloc) X(cuMemFree) X(cuMemsetD8) X(cuMemsetD8Async) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD)             \
   X(cuMemcpyDtoHAsync) X(cuPointerGetAttribute) X(cuStreamCreate) X(cuStreamDestroy)                      \
   X(cuStreamSynchronize) X(cuStreamGetCtx) X(cuCtxSynchronize) X(cuEventCreate) X(cuEventDestroy)         \
   X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime) X(cuStreamBeginCapture) X(cuStreamEndCapture)    \

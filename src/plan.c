@@ -33,11 +33,25 @@ cureduce_spec cureduce_plan_default_spec(cureduce_op op, cureduce_dtype input, c
   return cureduce_plan_strategy_spec(CUREDUCE_STRATEGY_SINGLE_PASS, op, input, output, max_threads_per_sm);
 }
 
+/* The tuned spec of the key when the policy allows and the database has one, else the heuristic. */
+static cureduce_spec choose_spec(cureduce_context *context, cureduce_op op, cureduce_dtype input, cureduce_dtype output,
+                                 unsigned bucket) {
+  cureduce_spec spec = cureduce_plan_default_spec(op, input, output, context->info.max_threads_per_sm);
+  if (context->tuning == CUREDUCE_TUNING_OFF)
+    return spec;
+  pthread_mutex_lock(&context->tuned_lock);
+  const cureduce_tune_record *record = cureduce_tunedb_find(&context->tuned, op, input, output, bucket);
+  if (record)
+    spec = record->spec;
+  pthread_mutex_unlock(&context->tuned_lock);
+  return spec;
+}
+
 static cureduce_status make_plan(cureduce_context *context, cureduce_op op, cureduce_dtype input,
-                                 cureduce_dtype output, cureduce_plan **made) {
+                                 cureduce_dtype output, unsigned bucket, cureduce_plan **made) {
   cureduce_plan *plan = calloc(1, sizeof *plan);
   CUREDUCE_RETURN_ERROR_IF(!plan, OUT_OF_MEMORY, "no memory for a plan");
-  plan->spec = cureduce_plan_default_spec(op, input, output, context->info.max_threads_per_sm);
+  plan->spec = choose_spec(context, op, input, output, bucket);
   cureduce_status status = cureduce_kcache_get(&context->kernels, &plan->spec, &plan->kernel);
   if (status != CUREDUCE_STATUS_OK) {
     free(plan);
@@ -49,14 +63,15 @@ static cureduce_status make_plan(cureduce_context *context, cureduce_op op, cure
 
 cureduce_status cureduce_plan_get(cureduce_context *context, cureduce_op op, cureduce_dtype input,
                                   cureduce_dtype output, size_t n, const cureduce_plan **plan) {
-  _Atomic(cureduce_plan *) *slot = &context->plans.slots[op][input][output != input][cureduce_size_bucket(n)];
+  unsigned bucket = cureduce_size_bucket(n);
+  _Atomic(cureduce_plan *) *slot = &context->plans.slots[op][input][output != input][bucket];
   cureduce_plan *found = atomic_load_explicit(slot, memory_order_acquire);
   if (found) {
     *plan = found;
     return CUREDUCE_STATUS_OK;
   }
   cureduce_plan *made = NULL;
-  CUREDUCE_FORWARD_IF_ERROR(make_plan(context, op, input, output, &made));
+  CUREDUCE_FORWARD_IF_ERROR(make_plan(context, op, input, output, bucket, &made));
   /* Publish; a racing thread's plan is equally good, so the loser frees its own. */
   cureduce_plan *expected = NULL;
   if (!atomic_compare_exchange_strong_explicit(slot, &expected, made, memory_order_acq_rel, memory_order_acquire)) {
@@ -69,6 +84,19 @@ cureduce_status cureduce_plan_get(cureduce_context *context, cureduce_op op, cur
     ;
   *plan = made;
   return CUREDUCE_STATUS_OK;
+}
+
+bool cureduce_plan_is_tuned(cureduce_context *context, cureduce_op op, cureduce_dtype input, cureduce_dtype output,
+                            size_t n) {
+  pthread_mutex_lock(&context->tuned_lock);
+  bool tuned = cureduce_tunedb_find(&context->tuned, op, input, output, cureduce_size_bucket(n)) != NULL;
+  pthread_mutex_unlock(&context->tuned_lock);
+  return tuned;
+}
+
+void cureduce_plan_forget(cureduce_plan_table *table, cureduce_op op, cureduce_dtype input, cureduce_dtype output,
+                          unsigned bucket) {
+  atomic_store(&table->slots[op][input][output != input][bucket], NULL);
 }
 
 void cureduce_plan_table_free(cureduce_plan_table *table) {

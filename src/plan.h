@@ -4,6 +4,7 @@
 #define CUREDUCE_PLAN_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 
 #include "kcache.h"
 
@@ -37,6 +38,15 @@ cureduce_spec cureduce_plan_strategy_spec(cureduce_strategy strategy, cureduce_o
 /* The plan for a call whose types are already checked; the context must be current. */
 cureduce_status cureduce_plan_get(struct cureduce_context *context, cureduce_op op, cureduce_dtype input,
                                   cureduce_dtype output, size_t n, const cureduce_plan **plan);
+
+/* Whether the tuning database has a choice for the key. */
+bool cureduce_plan_is_tuned(struct cureduce_context *context, cureduce_op op, cureduce_dtype input,
+                            cureduce_dtype output, size_t n);
+
+/* Drops the plan of a key so that the next call makes it anew (after tuning). The old plan stays
+ * allocated until the table is freed, since a racing call may still hold it. */
+void cureduce_plan_forget(cureduce_plan_table *table, cureduce_op op, cureduce_dtype input, cureduce_dtype output,
+                          unsigned bucket);
 
 void cureduce_plan_table_free(cureduce_plan_table *table);
 

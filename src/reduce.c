@@ -7,6 +7,7 @@
 #include "error.h"
 #include "execute.h"
 #include "reduce.h"
+#include "tune.h"
 
 /* Checks that need no device, so they answer the same with or without a GPU. */
 static cureduce_status validate_call(const cureduce_context *context, cureduce_op op, cureduce_dtype input_type,
@@ -40,17 +41,24 @@ static cureduce_status check_pointer(const cureduce_context *context, const void
   return CUREDUCE_STATUS_OK;
 }
 
+/* Both pointers, unless the output is the caller's own workspace slot. */
+static cureduce_status check_pointers(const cureduce_context *context, const void *input, size_t n, const void *output,
+                                      CUdeviceptr slot) {
+  if (!context->check_pointers)
+    return CUREDUCE_STATUS_OK;
+  if (n > 0)
+    CUREDUCE_FORWARD_IF_ERROR(check_pointer(context, input, "input"));
+  if (!slot)
+    CUREDUCE_FORWARD_IF_ERROR(check_pointer(context, output, "output"));
+  return CUREDUCE_STATUS_OK;
+}
+
 /* Launches spec's kernel with the context current, after the pointer checks; claims the
  * stream's workspace slot when a multi-block single pass needs one and the caller holds none. */
 static cureduce_status launch(cureduce_context *context, const cureduce_spec *spec, const cureduce_kernel *kernel,
                               const void *input, size_t n, void *output, void *stream, CUdeviceptr slot,
                               void *scratch) {
-  if (context->check_pointers) {
-    if (n > 0)
-      CUREDUCE_FORWARD_IF_ERROR(check_pointer(context, input, "input"));
-    if (!slot)
-      CUREDUCE_FORWARD_IF_ERROR(check_pointer(context, output, "output"));
-  }
+  CUREDUCE_FORWARD_IF_ERROR(check_pointers(context, input, n, output, slot));
   if (!slot && cureduce_strategy_passes(spec->strategy) == CUREDUCE_PASSES_SINGLE &&
       cureduce_grid_for(spec, context->info.sm_count, n, true) > 1)
     CUREDUCE_FORWARD_IF_ERROR(cureduce_workspace_slot(&context->workspace, stream, &slot));
@@ -64,6 +72,13 @@ static cureduce_status launch(cureduce_context *context, const cureduce_spec *sp
 static cureduce_status plan_and_launch(cureduce_context *context, cureduce_op op, cureduce_dtype input_type,
                                        const void *input, size_t n, cureduce_dtype output_type, void *output,
                                        void *stream, CUdeviceptr slot) {
+  if (context->tuning == CUREDUCE_TUNING_ON_FIRST_USE && n > 0 &&
+      !cureduce_plan_is_tuned(context, op, input_type, output_type, n)) {
+    CUREDUCE_FORWARD_IF_ERROR(check_pointers(context, input, n, output, slot));
+    cureduce_tune_job job = {op, input_type, output_type};
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_tune_in_place(context, &job, (CUdeviceptr)(uintptr_t)input, n,
+                                                     (CUdeviceptr)(uintptr_t)output, (CUstream)stream));
+  }
   const cureduce_plan *plan;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_get(context, op, input_type, output_type, n, &plan));
   return launch(context, &plan->spec, &plan->kernel, input, n, output, stream, slot, NULL);

@@ -88,6 +88,7 @@ START_TEST(test_argument_checks) {
   ck_assert(cureduce_reduce_to_host(NULL, CUREDUCE_OP_SUM, CUREDUCE_F32, aligned, 4, CUREDUCE_F32, NULL, NULL) ==
             CUREDUCE_STATUS_NULL_POINTER);
   ck_assert(cureduce_release_stream(NULL, NULL) == CUREDUCE_STATUS_NULL_POINTER);
+  ck_assert(cureduce_tune(NULL, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 256, 1024, 1) == CUREDUCE_STATUS_NULL_POINTER);
   ck_assert(cureduce_context_create(NULL, NULL) == CUREDUCE_STATUS_NULL_POINTER);
   cureduce_context_destroy(NULL);
 }
@@ -118,6 +119,10 @@ START_TEST(test_settings) {
   ck_assert(cureduce_context_create(&context, &settings) == CUREDUCE_STATUS_INVALID_ARGUMENT);
   cureduce_default_settings(&settings);
   settings.max_streams = 0;
+  ck_assert(cureduce_context_create(&context, &settings) == CUREDUCE_STATUS_INVALID_ARGUMENT);
+  cureduce_default_settings(&settings);
+  ck_assert_int_eq(settings.tuning, CUREDUCE_TUNING_CACHED);
+  settings.tuning = (cureduce_tuning)7;
   ck_assert(cureduce_context_create(&context, &settings) == CUREDUCE_STATUS_INVALID_ARGUMENT);
   cureduce_default_settings(&settings);
   settings.device = -1;

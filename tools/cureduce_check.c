@@ -2,9 +2,11 @@
  * type on the GPU, and prints a table. Without a GPU it says so and still generates and
  * compiles every kernel for the architecture given. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "compiler.h"
 #include "context.h"
@@ -91,9 +93,13 @@ static cureduce_dtype output_type(cureduce_op op, cureduce_dtype input) {
   return accumulator;
 }
 
-static void spec_text(cureduce_op op, cureduce_dtype input, int max_threads_per_sm, char *text) {
-  cureduce_spec spec = cureduce_plan_default_spec(op, input, output_type(op, input), max_threads_per_sm);
-  cureduce_spec_format(&spec, text);
+/* The spec the library's plan uses for (op, input) at n elements: the tuned one, or the heuristic. */
+static void plan_text(cureduce_context *context, cureduce_op op, cureduce_dtype input, size_t n, char *text) {
+  const cureduce_plan *plan;
+  if (cureduce_plan_get(context, op, input, output_type(op, input), n, &plan) == CUREDUCE_STATUS_OK)
+    cureduce_spec_format(&plan->spec, text);
+  else
+    snprintf(text, CUREDUCE_SPEC_TEXT_MAX, "(no plan: %s)", cureduce_status_name(CUREDUCE_STATUS_NO_NVRTC));
 }
 
 /* No GPU: generate and compile every kernel the table would run. */
@@ -166,10 +172,40 @@ static bool check_one(cureduce_context *context, const cureduce_driver *cu, cure
   return ok;
 }
 
-static int run_on_gpu(cureduce_context *context, const options *o) {
+static double seconds_since(const struct timespec *start) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) * 1e-9;
+}
+
+/* The first reduction after context creation, which finds its kernel in the caches (or compiles
+ * it): f32 sum of count elements brought to the host. */
+static double first_reduction_ms(cureduce_context *context, const cureduce_driver *cu, size_t count) {
+  CUdeviceptr data;
+  float *host = malloc(count * 4);
+  if (!host || cu->cuMemAlloc(&data, count * 4) != CUDA_SUCCESS) {
+    free(host);
+    return NAN;
+  }
+  cureduce_ref_fill(CUREDUCE_OP_SUM, CUREDUCE_F32, host, count);
+  cu->cuMemcpyHtoD(data, host, count * 4);
+  free(host);
+  struct timespec start;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  cureduce_value value;
+  cureduce_status status = cureduce_reduce_to_host(context, CUREDUCE_OP_SUM, CUREDUCE_F32,
+                                                   (const void *)(uintptr_t)data, count, CUREDUCE_F32, &value, NULL);
+  double ms = 1000 * seconds_since(&start);
+  cu->cuMemFree(data);
+  return status == CUREDUCE_STATUS_OK ? ms : NAN;
+}
+
+static int run_on_gpu(cureduce_context *context, const options *o, double context_ms) {
   const cureduce_driver *cu;
   cureduce_driver_get(&cu);
   cu->cuCtxPushCurrent(context->primary);
+  printf("context created in %.1f ms; the first reduction after it took %.3f ms (its kernel from the %s)\n",
+         context_ms, first_reduction_ms(context, cu, o->count), "caches, or NVRTC on a cold cache");
   printf("%s, sm_%d, %d SMs; %zu elements a reduction; seed %llu\n\n", context->info.name, context->info.arch,
          context->info.sm_count, o->count, (unsigned long long)cureduce_ref_seed());
   printf("%-7s %-11s %-44s %-24s %-24s %s\n", "op", "types", "kernel", "result", "reference", "check");
@@ -177,7 +213,7 @@ static int run_on_gpu(cureduce_context *context, const options *o) {
   for (int op = 0; op < CUREDUCE_OP_COUNT; op++)
     for (int input = 0; input < CUREDUCE_DTYPE_COUNT; input++) {
       char text[CUREDUCE_SPEC_TEXT_MAX], types[24], line[512];
-      spec_text((cureduce_op)op, (cureduce_dtype)input, context->info.max_threads_per_sm, text);
+      plan_text(context, (cureduce_op)op, (cureduce_dtype)input, o->count, text);
       snprintf(types, sizeof types, "%s->%s", cureduce_dtype_name((cureduce_dtype)input),
                cureduce_dtype_name(output_type((cureduce_op)op, (cureduce_dtype)input)));
       failures += !check_one(context, cu, (cureduce_op)op, (cureduce_dtype)input, o->count, line, sizeof line);
@@ -201,14 +237,17 @@ int main(int argc, char **argv) {
   cureduce_default_settings(&settings);
   settings.device = o.device;
   cureduce_context *context;
+  struct timespec start;
+  clock_gettime(CLOCK_MONOTONIC, &start);
   cureduce_status status = cureduce_context_create(&context, &settings);
+  double context_ms = 1000 * seconds_since(&start);
   if (status == CUREDUCE_STATUS_NO_DRIVER || status == CUREDUCE_STATUS_NO_DEVICE)
     return compile_only(&o);
   if (status != CUREDUCE_STATUS_OK) {
     fprintf(stderr, "cureduce-check: %s\n", cureduce_last_error_detail());
     return 1;
   }
-  int code = run_on_gpu(context, &o);
+  int code = run_on_gpu(context, &o, context_ms);
   cureduce_context_destroy(context);
   return code;
 }

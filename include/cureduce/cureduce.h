@@ -158,6 +158,17 @@ typedef enum cureduce_log_level {
 typedef void (*cureduce_log_callback)(void *user_data, cureduce_log_level level,
                                       const char *message);
 
+/* Which kernel configuration a call uses. */
+typedef enum cureduce_tuning {
+  /* What cureduce-tune (or cureduce_tune) measured fastest on this GPU, else the heuristic. */
+  CUREDUCE_TUNING_CACHED = 0,
+  /* Always the heuristic: results independent of the tuning database. */
+  CUREDUCE_TUNING_OFF = 1,
+  /* As CACHED, and the first call for an untuned (operation, types, size bucket) tunes it on the
+   * caller's own input: that call waits for its stream and takes some milliseconds. */
+  CUREDUCE_TUNING_ON_FIRST_USE = 2
+} cureduce_tuning;
+
 typedef struct cureduce_settings {
   /* CUDA device ordinal. The context uses that device's primary context (the one the runtime
    * API uses), so pointers from cudaMalloc work. Default 0. */
@@ -178,6 +189,10 @@ typedef struct cureduce_settings {
   /* 1: check that input and output are device-readable memory before each launch, since a host
    * pointer would fault the kernel and poison the whole CUDA context (default); 0: skip. */
   int check_pointers;
+  /* Default CUREDUCE_TUNING_CACHED. The tuned configuration is part of a result's bitwise
+   * identity: a new tune may change the last bits of a float sum. To pin results, use
+   * CUREDUCE_TUNING_OFF, or copy the tuning database (cureduce-tune --export / --import). */
+  cureduce_tuning tuning;
   /* Room for later fields; keep zero. */
   unsigned char reserved[64];
 } cureduce_settings;
@@ -220,6 +235,16 @@ CUREDUCE_API cureduce_status cureduce_reduce_to_host(cureduce_context *context, 
                                                      cureduce_dtype input_type, const void *input,
                                                      size_t n, cureduce_dtype output_type,
                                                      cureduce_value *result, void *stream);
+
+/*
+ * Tunes (op, input_type, output_type) for every size bucket (bit length) from min_n's to max_n's:
+ * times candidate kernels on random data in device memory it allocates for the purpose, keeps the
+ * fastest per bucket (never one slower than the heuristic by its own re-measurement), and stores
+ * them in the tuning database beside the kernel cache, where every later context on this GPU finds
+ * them. quick: a small space. Synchronizes; takes from milliseconds to seconds.
+ */
+CUREDUCE_API cureduce_status cureduce_tune(cureduce_context *context, cureduce_op op, cureduce_dtype input_type,
+                                           cureduce_dtype output_type, size_t min_n, size_t max_n, int quick);
 
 /* Gives back the workspace slot of `stream`, so that another stream may use it. The stream's
  * queued reductions must have finished. Call it before destroying a stream that reduced. */

@@ -1,0 +1,398 @@
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "compiler.h"
+#include "error.h"
+#include "execute.h"
+#include "tune.h"
+
+/* ---- the candidate space ---------------------------------------------------------------------- */
+
+static const uint16_t blocks_full[] = {128, 256, 512}, blocks_quick[] = {256};
+static const uint8_t unrolls_full[] = {1, 2, 4, 8}, unrolls_quick[] = {2, 4};
+static const uint16_t per_sm_full[] = {4, 8, 16}, per_sm_quick[] = {4, 8};
+#define COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
+typedef struct space {
+  const uint16_t *blocks;
+  size_t block_count;
+  const uint8_t *unrolls;
+  size_t unroll_count;
+  const uint16_t *per_sm;
+  size_t per_sm_count;
+} space;
+
+static space candidate_space(bool quick) {
+  return quick ? (space){blocks_quick, COUNT(blocks_quick), unrolls_quick, COUNT(unrolls_quick), per_sm_quick,
+                         COUNT(per_sm_quick)}
+               : (space){blocks_full, COUNT(blocks_full), unrolls_full, COUNT(unrolls_full), per_sm_full,
+                         COUNT(per_sm_full)};
+}
+
+static cureduce_spec candidate(const cureduce_tune_job *job, uint16_t block, uint8_t unroll, uint16_t per_sm) {
+  cureduce_spec spec = cureduce_plan_default_spec(job->op, job->input, job->output, 2048);
+  spec.block = block;
+  spec.unroll = unroll;
+  spec.blocks_per_sm = per_sm;
+  return spec;
+}
+
+/* The candidates for n elements, the default first; those that launch the same grid as one
+ * already kept are the same kernel run the same way, and are left out. */
+static size_t candidates_for(const cureduce_tune_job *job, size_t n, const cureduce_device_info *device, bool quick,
+                             cureduce_spec *out, size_t max) {
+  space s = candidate_space(quick);
+  size_t count = 0;
+  unsigned grids[64];
+  out[count] = cureduce_plan_default_spec(job->op, job->input, job->output, device->max_threads_per_sm);
+  grids[count++] = cureduce_grid_for(&out[0], device->sm_count, n, true);
+  for (size_t b = 0; b < s.block_count; b++)
+    for (size_t u = 0; u < s.unroll_count; u++)
+      for (size_t p = 0; p < s.per_sm_count && count < max; p++) {
+        if (s.blocks[b] * s.per_sm[p] > device->max_threads_per_sm)
+          continue;
+        cureduce_spec spec = candidate(job, s.blocks[b], s.unrolls[u], s.per_sm[p]);
+        unsigned grid = cureduce_grid_for(&spec, device->sm_count, n, true);
+        bool seen = false;
+        for (size_t i = 0; i < count && !seen; i++)
+          seen = out[i].block == spec.block && out[i].unroll == spec.unroll && grids[i] == grid;
+        if (!seen) {
+          grids[count] = grid;
+          out[count++] = spec;
+        }
+      }
+  return count;
+}
+
+/* ---- compiling in parallel ------------------------------------------------------------------ */
+
+typedef struct compile_work {
+  cureduce_spec *specs;
+  size_t count;
+  atomic_size_t next, done;
+  int arch;
+  cureduce_diskcache *disk;
+  const cureduce_logger *logger;
+  atomic_int failed;
+  cureduce_status first_failure;
+  char failure[1024];
+  pthread_mutex_t lock;
+} compile_work;
+
+static void *compile_worker(void *argument) {
+  compile_work *work = argument;
+  for (size_t i; (i = atomic_fetch_add(&work->next, 1)) < work->count;) {
+    cureduce_binary binary;
+    cureduce_status status = cureduce_kcache_build(&work->specs[i], work->arch, work->disk, work->logger, &binary);
+    if (status == CUREDUCE_STATUS_OK) {
+      free(binary.data);
+    } else if (atomic_fetch_add(&work->failed, 1) == 0) {
+      pthread_mutex_lock(&work->lock);
+      work->first_failure = status;
+      snprintf(work->failure, sizeof work->failure, "%s", cureduce_last_error_detail());
+      pthread_mutex_unlock(&work->lock);
+    }
+    atomic_fetch_add(&work->done, 1);
+  }
+  return NULL;
+}
+
+static void report(const cureduce_tune_options *options, size_t done, size_t total, const char *what) {
+  if (options && options->progress)
+    options->progress(options->progress_user, done, total, what);
+}
+
+/* Every kernel part the jobs' candidates use, once each. */
+static size_t kernel_parts(const cureduce_tune_job *jobs, size_t job_count, bool quick, cureduce_spec **specs) {
+  space s = candidate_space(quick);
+  size_t max = job_count * (s.block_count * s.unroll_count + 1), count = 0;
+  *specs = malloc(max * sizeof **specs);
+  if (!*specs)
+    return 0;
+  for (size_t j = 0; j < job_count; j++) {
+    cureduce_spec all[64], fallback = cureduce_plan_default_spec(jobs[j].op, jobs[j].input, jobs[j].output, 2048);
+    size_t n = 0;
+    all[n++] = cureduce_spec_kernel_part(&fallback);
+    for (size_t b = 0; b < s.block_count; b++)
+      for (size_t u = 0; u < s.unroll_count; u++) {
+        cureduce_spec spec = candidate(&jobs[j], s.blocks[b], s.unrolls[u], 1);
+        all[n++] = cureduce_spec_kernel_part(&spec);
+      }
+    for (size_t i = 0; i < n; i++) {
+      bool seen = false;
+      for (size_t k = 0; k < count && !seen; k++)
+        seen = cureduce_spec_equal(&(*specs)[k], &all[i]);
+      if (!seen)
+        (*specs)[count++] = all[i];
+    }
+  }
+  for (size_t i = 0; i < count; i++)
+    (*specs)[i].blocks_per_sm = 1; /* compiled kernels do not depend on it; keeps them valid specs */
+  return count;
+}
+
+cureduce_status cureduce_tune_compile(const cureduce_tune_job *jobs, size_t job_count, bool quick, int arch,
+                                      cureduce_diskcache *disk, const cureduce_logger *logger, int threads,
+                                      const cureduce_tune_options *progress) {
+  compile_work work = {.arch = arch, .disk = disk, .logger = logger};
+  work.count = kernel_parts(jobs, job_count, quick, &work.specs);
+  CUREDUCE_RETURN_ERROR_IF(!work.specs, OUT_OF_MEMORY, "no memory for the kernel list");
+  pthread_mutex_init(&work.lock, NULL);
+  pthread_t workers[64];
+  int started = 0;
+  threads = threads < 1 ? 1 : threads > 64 ? 64 : threads;
+  for (; started < threads; started++)
+    if (pthread_create(&workers[started], NULL, compile_worker, &work) != 0)
+      break;
+  if (started == 0)
+    compile_worker(&work);
+  for (size_t done; (done = atomic_load(&work.done)) < work.count;) {
+    report(progress, done, work.count, "compiling");
+    struct timespec pause = {0, 50 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+  }
+  for (int i = 0; i < started; i++)
+    pthread_join(workers[i], NULL);
+  report(progress, work.count, work.count, "compiled");
+  free(work.specs);
+  pthread_mutex_destroy(&work.lock);
+  if (atomic_load(&work.failed))
+    return cureduce_fail(work.first_failure, __FILE__, __LINE__, NULL, "%d kernels failed to compile; the first: %s",
+                         atomic_load(&work.failed), work.failure);
+  return CUREDUCE_STATUS_OK;
+}
+
+/* ---- timing ---------------------------------------------------------------------------------- */
+
+typedef struct bench_state {
+  cureduce_context *context;
+  CUstream stream;
+  CUevent start, stop;
+  CUdeviceptr input, output, slot;
+} bench_state;
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median of `reps` event-timed calls of spec over n elements, after a warm-up call. */
+static cureduce_status time_spec(bench_state *b, const cureduce_spec *spec, size_t n, int reps, double *median_us) {
+  const cureduce_driver *cu = b->context->driver;
+  cureduce_kernel kernel;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_kcache_get(&b->context->kernels, spec, &kernel));
+  cureduce_run run = {b->input, n, b->output, b->stream, b->slot, 0};
+  double times[64];
+  reps = reps > 64 ? 64 : reps;
+  for (int i = -1; i < reps; i++) {
+    CUREDUCE_CU(cu->cuEventRecord(b->start, b->stream));
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_execute(cu, spec, &kernel, b->context->info.sm_count, &run));
+    CUREDUCE_CU(cu->cuEventRecord(b->stop, b->stream));
+    CUREDUCE_CU(cu->cuEventSynchronize(b->stop));
+    float ms;
+    CUREDUCE_CU(cu->cuEventElapsedTime(&ms, b->start, b->stop));
+    if (i >= 0)
+      times[i] = 1000.0 * ms;
+  }
+  qsort(times, (size_t)reps, sizeof times[0], compare_doubles);
+  *median_us = times[reps / 2];
+  return CUREDUCE_STATUS_OK;
+}
+
+/* One bucket: a first round over every candidate, then the best three and the default again,
+ * with more calls, in alternating order. The default wins unless another is faster in the
+ * second round. A candidate that fails to launch is logged and left out. */
+static cureduce_status tune_bucket(bench_state *b, const cureduce_tune_job *job, size_t n, unsigned bucket,
+                                   bool quick, cureduce_tune_record *record) {
+  cureduce_spec specs[64];
+  size_t count = candidates_for(job, n, &b->context->info, quick, specs, 64);
+  double first[64];
+  size_t order[64];
+  for (size_t i = 0; i < count; i++) {
+    order[i] = i;
+    if (time_spec(b, &specs[i], n, 3, &first[i]) != CUREDUCE_STATUS_OK) {
+      char text[CUREDUCE_SPEC_TEXT_MAX];
+      cureduce_spec_format(&specs[i], text);
+      cureduce_log(&b->context->logger, CUREDUCE_LOG_WARN, "candidate %s left out: %s", text,
+                   cureduce_last_error_detail());
+      first[i] = 1e30;
+    }
+  }
+  for (size_t i = 1; i < count; i++) /* order by first-round time */
+    for (size_t j = i; j > 0 && first[order[j]] < first[order[j - 1]]; j--) {
+      size_t swap = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = swap;
+    }
+  CUREDUCE_RETURN_ERROR_IF(first[0] >= 1e30, CUDA_ERROR, "the default kernel failed to run: %s",
+                           cureduce_last_error_detail());
+  size_t finalists[4] = {0}, finalist_count = 1, most = quick ? 2 : 4; /* the default, then the best others */
+  for (size_t i = 0; i < count && finalist_count < most; i++)
+    if (order[i] != 0 && first[order[i]] < 1e30)
+      finalists[finalist_count++] = order[i];
+  double second[4] = {0};
+  int reps = quick ? 4 : 9;
+  for (int round = 0; round < 2; round++)
+    for (size_t f = 0; f < finalist_count; f++) {
+      size_t k = round ? finalist_count - 1 - f : f;
+      double median;
+      CUREDUCE_FORWARD_IF_ERROR(time_spec(b, &specs[finalists[k]], n, reps, &median));
+      second[k] = round ? (second[k] < median ? second[k] : median) : median;
+    }
+  size_t best = 0;
+  for (size_t f = 1; f < finalist_count; f++)
+    if (second[f] < second[best])
+      best = f;
+  *record = (cureduce_tune_record){.op = job->op, .input = job->input, .output = job->output, .bucket = (uint8_t)bucket,
+                                   .spec = specs[finalists[best]], .time_us = second[best], .default_us = second[0]};
+  int nvrtc_version = 0;
+  cureduce_nvrtc_version(&nvrtc_version);
+  record->nvrtc_version = (uint32_t)nvrtc_version;
+  return CUREDUCE_STATUS_OK;
+}
+
+/* The size a bucket is tuned at: three quarters of its top, within [min_n, max_n]. */
+static size_t bucket_size(unsigned bucket, size_t min_n, size_t max_n) {
+  size_t n = bucket < 2 ? bucket : (size_t)3 << (bucket - 2);
+  return n < min_n ? min_n : n > max_n ? max_n : n;
+}
+
+/* Random bytes over the whole buffer: a 16 MiB random block uploaded once, then doubled on the
+ * device copy by copy (uploading gigabytes would take seconds of the tuning budget). */
+static cureduce_status fill_random(const cureduce_driver *cu, CUdeviceptr buffer, size_t bytes) {
+  size_t block = (size_t)16 << 20;
+  block = block < bytes ? block : bytes;
+  uint64_t *host = malloc(block + 8), state = 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)host;
+  CUREDUCE_RETURN_ERROR_IF(!host, OUT_OF_MEMORY, "no memory for random data");
+  for (size_t i = 0; i < block / 8 + 1; i++) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    host[i] = state;
+  }
+  cureduce_status status =
+      cureduce_driver_check(cu->cuMemcpyHtoD(buffer, host, block), "cuMemcpyHtoD", __FILE__, __LINE__);
+  free(host);
+  for (size_t filled = block; filled < bytes && status == CUREDUCE_STATUS_OK; filled *= 2)
+    status = cureduce_driver_check(
+        cu->cuMemcpyDtoD(buffer + filled, buffer, bytes - filled < filled ? bytes - filled : filled), "cuMemcpyDtoD",
+        __FILE__, __LINE__);
+  return status;
+}
+
+static cureduce_status tune_all(bench_state *b, const cureduce_tune_job *jobs, size_t job_count,
+                                const cureduce_tune_options *options, cureduce_tunedb *results) {
+  unsigned first = cureduce_size_bucket(options->min_n), last = cureduce_size_bucket(options->max_n);
+  size_t total = job_count * (last - first + 1), done = 0;
+  for (size_t j = 0; j < job_count; j++)
+    for (unsigned bucket = first; bucket <= last; bucket++) {
+      size_t n = bucket_size(bucket, options->min_n, options->max_n);
+      char what[96];
+      snprintf(what, sizeof what, "%s %s->%s n=%zu", cureduce_op_name(jobs[j].op), cureduce_dtype_name(jobs[j].input),
+               cureduce_dtype_name(jobs[j].output), n);
+      report(options, done++, total, what);
+      cureduce_tune_record record;
+      CUREDUCE_FORWARD_IF_ERROR(tune_bucket(b, &jobs[j], n, bucket, options->quick, &record));
+      CUREDUCE_RETURN_ERROR_IF(!cureduce_tunedb_put(results, &record), OUT_OF_MEMORY, "no memory for a record");
+    }
+  report(options, total, total, "tuned");
+  return CUREDUCE_STATUS_OK;
+}
+
+static cureduce_status check_jobs(const cureduce_tune_job *jobs, size_t job_count, const cureduce_tune_options *o) {
+  CUREDUCE_RETURN_ERROR_IF(!jobs || !o || job_count == 0, NULL_POINTER, "no jobs to tune");
+  CUREDUCE_RETURN_ERROR_IF(o->min_n < 1 || o->max_n < o->min_n, INVALID_ARGUMENT, "sizes %zu to %zu are not a range",
+                           o->min_n, o->max_n);
+  for (size_t j = 0; j < job_count; j++)
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_check_types(jobs[j].op, jobs[j].input, jobs[j].output));
+  return CUREDUCE_STATUS_OK;
+}
+
+cureduce_status cureduce_tune_jobs(cureduce_context *context, const cureduce_tune_job *jobs, size_t job_count,
+                                   const cureduce_tune_options *options, cureduce_tunedb *results) {
+  CUREDUCE_FORWARD_IF_ERROR(check_jobs(jobs, job_count, options));
+  *results = (cureduce_tunedb){0};
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_tune_compile(jobs, job_count, options->quick, context->info.arch, &context->disk,
+                                                  &context->logger, 16, options));
+  size_t element = 1;
+  for (size_t j = 0; j < job_count; j++) {
+    size_t size = cureduce_dtype_size(jobs[j].input);
+    element = size > element ? size : element;
+  }
+  bool pushed;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_context_enter(context, &pushed));
+  const cureduce_driver *cu = context->driver;
+  bench_state b = {.context = context};
+  size_t bytes = options->max_n * element;
+  cureduce_status status =
+      cureduce_driver_check(cu->cuStreamCreate(&b.stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate", __FILE__, __LINE__);
+  if (status == CUREDUCE_STATUS_OK)
+    status = cureduce_driver_check(cu->cuEventCreate(&b.start, 0), "cuEventCreate", __FILE__, __LINE__);
+  if (status == CUREDUCE_STATUS_OK)
+    status = cureduce_driver_check(cu->cuEventCreate(&b.stop, 0), "cuEventCreate", __FILE__, __LINE__);
+  if (status == CUREDUCE_STATUS_OK)
+    status = cureduce_driver_check(cu->cuMemAlloc(&b.input, bytes), "cuMemAlloc (tuning data)", __FILE__, __LINE__);
+  if (status == CUREDUCE_STATUS_OK)
+    status = cureduce_driver_check(cu->cuMemAlloc(&b.output, 16), "cuMemAlloc", __FILE__, __LINE__);
+  if (status == CUREDUCE_STATUS_OK)
+    status = fill_random(cu, b.input, bytes);
+  if (status == CUREDUCE_STATUS_OK)
+    status = cureduce_workspace_slot(&context->workspace, b.stream, &b.slot);
+  if (status == CUREDUCE_STATUS_OK)
+    status = tune_all(&b, jobs, job_count, options, results);
+  if (b.stream) {
+    cu->cuStreamSynchronize(b.stream);
+    cureduce_workspace_release(&context->workspace, b.stream);
+    cu->cuStreamDestroy(b.stream);
+  }
+  if (b.start)
+    cu->cuEventDestroy(b.start);
+  if (b.stop)
+    cu->cuEventDestroy(b.stop);
+  if (b.input)
+    cu->cuMemFree(b.input);
+  if (b.output)
+    cu->cuMemFree(b.output);
+  cureduce_context_leave(context, pushed);
+  if (status == CUREDUCE_STATUS_OK)
+    status = cureduce_context_adopt_tuning(context, results);
+  if (status != CUREDUCE_STATUS_OK)
+    cureduce_tunedb_free(results);
+  return status;
+}
+
+cureduce_status cureduce_tune_in_place(cureduce_context *context, const cureduce_tune_job *job, CUdeviceptr input,
+                                       size_t n, CUdeviceptr output, CUstream stream) {
+  const cureduce_driver *cu = context->driver;
+  bench_state b = {.context = context, .stream = stream, .input = input, .output = output};
+  CUREDUCE_CU(cu->cuStreamSynchronize(stream)); /* the caller's input must be ready */
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_workspace_slot(&context->workspace, stream, &b.slot));
+  cureduce_status status =
+      cureduce_driver_check(cu->cuEventCreate(&b.start, 0), "cuEventCreate", __FILE__, __LINE__);
+  if (status == CUREDUCE_STATUS_OK)
+    status = cureduce_driver_check(cu->cuEventCreate(&b.stop, 0), "cuEventCreate", __FILE__, __LINE__);
+  cureduce_tune_record record;
+  if (status == CUREDUCE_STATUS_OK)
+    status = tune_bucket(&b, job, n, cureduce_size_bucket(n), true, &record);
+  if (b.start)
+    cu->cuEventDestroy(b.start);
+  if (b.stop)
+    cu->cuEventDestroy(b.stop);
+  CUREDUCE_FORWARD_IF_ERROR(status);
+  cureduce_tunedb one = {&record, 1, 1};
+  return cureduce_context_adopt_tuning(context, &one);
+}
+
+cureduce_status cureduce_tune(cureduce_context *context, cureduce_op op, cureduce_dtype input_type,
+                              cureduce_dtype output_type, size_t min_n, size_t max_n, int quick) {
+  cureduce_error_clear();
+  CUREDUCE_RETURN_ERROR_IF(!context, NULL_POINTER, "context must not be NULL");
+  cureduce_tune_job job = {op, input_type, output_type};
+  cureduce_tune_options options = {.min_n = min_n, .max_n = max_n, .quick = quick != 0};
+  cureduce_tunedb results;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_tune_jobs(context, &job, 1, &options, &results));
+  cureduce_tunedb_free(&results);
+  return CUREDUCE_STATUS_OK;
+}

@@ -1,0 +1,51 @@
+/* The autotuner: for each (operation, input type, output type) and size bucket it times the
+ * candidate kernels on the device and keeps the fastest, never one slower than the heuristic
+ * default by its own re-measurement.
+ *
+ * Candidates (tuning space 1): the single-pass strategy with 16-byte loads, blocks of 128, 256 or
+ * 512 threads, 1, 2, 4 or 8 loads in flight, and 4, 8 or 16 blocks per SM within the SM's
+ * threads; the quick space keeps 256 threads, 2 or 4 loads and 4 or 8 blocks per SM. Within a
+ * bucket, candidates that launch the same grid for its size are one candidate. Timing, after a
+ * warm-up call each: every candidate's median of 3 event-timed calls; then the default and the
+ * best three others (quick: one) again, twice in alternating order, median of 9 (quick: 4), the
+ * better of the two rounds kept. The default wins unless another is faster there. */
+#ifndef CUREDUCE_TUNE_H
+#define CUREDUCE_TUNE_H
+
+#include <stdbool.h>
+
+#include "context.h"
+#include "tunedb.h"
+
+typedef struct cureduce_tune_job {
+  cureduce_op op;
+  cureduce_dtype input, output;
+} cureduce_tune_job;
+
+/* done of total steps finished; `what` names the step. */
+typedef void (*cureduce_tune_progress)(void *user, size_t done, size_t total, const char *what);
+
+typedef struct cureduce_tune_options {
+  size_t min_n, max_n; /* one bucket for every bit length from min_n's to max_n's */
+  bool quick;
+  cureduce_tune_progress progress;
+  void *progress_user;
+} cureduce_tune_options;
+
+/* Every kernel the tuner could pick for the jobs, compiled for sm_arch into the disk cache with
+ * `threads` compilers at once: what --offline does, and the tuner's first step. */
+cureduce_status cureduce_tune_compile(const cureduce_tune_job *jobs, size_t job_count, bool quick, int arch,
+                                      cureduce_diskcache *disk, const cureduce_logger *logger, int threads,
+                                      const cureduce_tune_options *progress);
+
+/* Tunes the jobs on the context's device, stores the choices in the tuning database (and in the
+ * context, whose next calls use them) and returns them in *results (the caller frees them). */
+cureduce_status cureduce_tune_jobs(cureduce_context *context, const cureduce_tune_job *jobs, size_t job_count,
+                                   const cureduce_tune_options *options, cureduce_tunedb *results);
+
+/* CUREDUCE_TUNING_ON_FIRST_USE: tunes the bucket of n with the quick space on the caller's own
+ * input and output, on its stream, after waiting for it. The context must be current. */
+cureduce_status cureduce_tune_in_place(cureduce_context *context, const cureduce_tune_job *job, CUdeviceptr input,
+                                       size_t n, CUdeviceptr output, CUstream stream);
+
+#endif

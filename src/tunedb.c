@@ -1,0 +1,235 @@
+#define _GNU_SOURCE /* F_OFD_SETLKW */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cachefile.h"
+#include "error.h"
+#include "sha256.h"
+#include "tunedb.h"
+
+static const unsigned char file_magic[8] = {'C', 'U', 'R', 'D', 'T', 'U', 'N', 'E'};
+enum { record_bytes = 48, record_payload = 40, max_file_size = 16 << 20 };
+
+void cureduce_tunedb_free(cureduce_tunedb *db) {
+  free(db->records);
+  *db = (cureduce_tunedb){0};
+}
+
+static bool same_slot(const cureduce_tune_record *a, const cureduce_tune_record *b) {
+  return a->op == b->op && a->input == b->input && a->output == b->output && a->bucket == b->bucket &&
+         a->nvrtc_version == b->nvrtc_version;
+}
+
+bool cureduce_tunedb_put(cureduce_tunedb *db, const cureduce_tune_record *record) {
+  for (size_t i = 0; i < db->count; i++)
+    if (same_slot(&db->records[i], record)) {
+      db->records[i] = *record;
+      return true;
+    }
+  if (db->count == db->capacity) {
+    size_t capacity = db->capacity ? db->capacity * 2 : 64;
+    cureduce_tune_record *grown = realloc(db->records, capacity * sizeof *grown);
+    if (!grown)
+      return false;
+    db->records = grown;
+    db->capacity = capacity;
+  }
+  db->records[db->count++] = *record;
+  return true;
+}
+
+const cureduce_tune_record *cureduce_tunedb_find(const cureduce_tunedb *db, cureduce_op op, cureduce_dtype input,
+                                                 cureduce_dtype output, unsigned bucket) {
+  const cureduce_tune_record *best = NULL;
+  for (size_t i = 0; i < db->count; i++) {
+    const cureduce_tune_record *r = &db->records[i];
+    if (r->op == op && r->input == input && r->output == output && r->bucket == bucket &&
+        (!best || r->nvrtc_version > best->nvrtc_version))
+      best = r;
+  }
+  return best;
+}
+
+/* ---- encoding: little-endian, fixed-size records ------------------------------------------- */
+
+static void put_u16(unsigned char *p, uint16_t v) { p[0] = (unsigned char)v, p[1] = (unsigned char)(v >> 8); }
+static void put_u32(unsigned char *p, uint32_t v) {
+  for (int i = 0; i < 4; i++)
+    p[i] = (unsigned char)(v >> (8 * i));
+}
+static uint16_t get_u16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t get_u32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static void put_f64(unsigned char *p, double v) {
+  uint64_t bits;
+  memcpy(&bits, &v, 8);
+  put_u32(p, (uint32_t)bits);
+  put_u32(p + 4, (uint32_t)(bits >> 32));
+}
+static double get_f64(const unsigned char *p) {
+  uint64_t bits = (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+  double v;
+  memcpy(&v, &bits, 8);
+  return v;
+}
+
+static void encode_record(const cureduce_tune_record *r, unsigned char *p) {
+  memset(p, 0, record_bytes);
+  p[0] = r->op, p[1] = r->input, p[2] = r->output, p[3] = r->bucket;
+  put_u32(p + 4, r->nvrtc_version);
+  p[8] = r->spec.op, p[9] = r->spec.input, p[10] = r->spec.output, p[11] = r->spec.strategy;
+  put_u16(p + 12, r->spec.block);
+  p[14] = r->spec.unroll, p[15] = r->spec.vector_bytes;
+  put_u16(p + 16, r->spec.blocks_per_sm);
+  put_f64(p + 24, r->time_us);
+  put_f64(p + 32, r->default_us);
+  unsigned char digest[CUREDUCE_SHA256_BYTES];
+  cureduce_sha256(p, record_payload, digest);
+  memcpy(p + record_payload, digest, record_bytes - record_payload);
+}
+
+/* A record is valid when its checksum holds and it describes a legal spec for its own key. */
+static bool decode_record(const unsigned char *p, cureduce_tune_record *r) {
+  unsigned char digest[CUREDUCE_SHA256_BYTES];
+  cureduce_sha256(p, record_payload, digest);
+  if (memcmp(digest, p + record_payload, record_bytes - record_payload) != 0)
+    return false;
+  *r = (cureduce_tune_record){.op = p[0], .input = p[1], .output = p[2], .bucket = p[3], .nvrtc_version = get_u32(p + 4)};
+  r->spec = (cureduce_spec){p[8], p[9], p[10], p[11], get_u16(p + 12), p[14], p[15], get_u16(p + 16), 0};
+  r->time_us = get_f64(p + 24);
+  r->default_us = get_f64(p + 32);
+  return r->spec.op == r->op && r->spec.input == r->input && r->spec.output == r->output && r->bucket <= 64 &&
+         cureduce_spec_validate(&r->spec) == CUREDUCE_STATUS_OK;
+}
+
+static size_t header_bytes(size_t key_length) { return 8 + 4 + 4 + key_length + 4 + CUREDUCE_SHA256_BYTES; }
+
+bool cureduce_tunedb_encode(const char *gpu_key, const cureduce_tunedb *db, void **data, size_t *size) {
+  size_t key_length = strlen(gpu_key), header = header_bytes(key_length);
+  unsigned char *file = malloc(header + db->count * record_bytes);
+  if (!file || key_length > CUREDUCE_TUNEDB_KEY_MAX || db->count > UINT32_MAX) {
+    free(file);
+    return false;
+  }
+  memcpy(file, file_magic, 8);
+  put_u32(file + 8, CUREDUCE_TUNEDB_FORMAT);
+  put_u32(file + 12, (uint32_t)key_length);
+  memcpy(file + 16, gpu_key, key_length);
+  put_u32(file + 16 + key_length, (uint32_t)db->count);
+  cureduce_sha256(file, header - CUREDUCE_SHA256_BYTES, file + header - CUREDUCE_SHA256_BYTES);
+  for (size_t i = 0; i < db->count; i++)
+    encode_record(&db->records[i], file + header + i * record_bytes);
+  *data = file;
+  *size = header + db->count * record_bytes;
+  return true;
+}
+
+cureduce_tunedb_verdict cureduce_tunedb_decode(const char *gpu_key, const void *data, size_t size, cureduce_tunedb *db) {
+  const unsigned char *file = data;
+  if (size < 16 || memcmp(file, file_magic, 8) != 0)
+    return CUREDUCE_TUNEDB_INVALID;
+  if (get_u32(file + 8) != CUREDUCE_TUNEDB_FORMAT)
+    return CUREDUCE_TUNEDB_FOREIGN;
+  size_t key_length = get_u32(file + 12);
+  if (key_length > CUREDUCE_TUNEDB_KEY_MAX || size < header_bytes(key_length))
+    return CUREDUCE_TUNEDB_INVALID;
+  size_t header = header_bytes(key_length);
+  unsigned char digest[CUREDUCE_SHA256_BYTES];
+  cureduce_sha256(file, header - CUREDUCE_SHA256_BYTES, digest);
+  if (memcmp(digest, file + header - CUREDUCE_SHA256_BYTES, CUREDUCE_SHA256_BYTES) != 0)
+    return CUREDUCE_TUNEDB_INVALID;
+  if (key_length != strlen(gpu_key) || memcmp(file + 16, gpu_key, key_length) != 0)
+    return CUREDUCE_TUNEDB_FOREIGN;
+  size_t promised = get_u32(file + 16 + key_length), present = (size - header) / record_bytes;
+  bool damaged = promised != present || (size - header) % record_bytes != 0;
+  for (size_t i = 0; i < present && i < promised; i++) {
+    cureduce_tune_record record;
+    if (decode_record(file + header + i * record_bytes, &record))
+      damaged |= !cureduce_tunedb_put(db, &record);
+    else
+      damaged = true;
+  }
+  return damaged ? CUREDUCE_TUNEDB_DAMAGED : CUREDUCE_TUNEDB_VALID;
+}
+
+/* ---- files --------------------------------------------------------------------------------- */
+
+void cureduce_tunedb_path(const char *root, const char *gpu_key, char *path, size_t size) {
+  unsigned char digest[CUREDUCE_SHA256_BYTES];
+  cureduce_sha256(gpu_key, strlen(gpu_key), digest);
+  int length = snprintf(path, size, "%s/tuning/", root);
+  for (int i = 0; i < 16 && length > 0 && (size_t)length < size; i++)
+    length += snprintf(path + length, size - (size_t)length, "%02x", digest[i]);
+  if (length > 0 && (size_t)length < size)
+    snprintf(path + length, size - (size_t)length, ".db");
+}
+
+static const char *verdict_text(cureduce_tunedb_verdict verdict) {
+  return verdict == CUREDUCE_TUNEDB_DAMAGED ? "damaged (its valid records are kept)"
+         : verdict == CUREDUCE_TUNEDB_FOREIGN ? "another GPU's or another format's"
+                                              : "not a tuning database";
+}
+
+void cureduce_tunedb_read(const char *path, const char *gpu_key, cureduce_tunedb *db, const cureduce_logger *logger) {
+  void *data;
+  size_t size;
+  if (!cureduce_read_file(path, max_file_size, &data, &size))
+    return; /* no file yet: nothing tuned */
+  cureduce_tunedb_verdict verdict = cureduce_tunedb_decode(gpu_key, data, size, db);
+  free(data);
+  if (verdict != CUREDUCE_TUNEDB_VALID)
+    cureduce_log(logger, CUREDUCE_LOG_WARN, "tuning database %s is %s; the next tune rewrites it", path,
+                 verdict_text(verdict));
+}
+
+/* Holds an exclusive OFD lock on <path>.lock while the file is read, merged and replaced. */
+static int lock_database(const char *path) {
+  char lock_path[4200];
+  snprintf(lock_path, sizeof lock_path, "%s.lock", path);
+  int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return -1;
+  struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+  while (fcntl(fd, F_OFD_SETLKW, &lock) != 0)
+    if (errno != EINTR) {
+      close(fd);
+      return -1;
+    }
+  return fd;
+}
+
+cureduce_status cureduce_tunedb_merge(const char *path, const char *gpu_key, const cureduce_tunedb *records,
+                                      const cureduce_logger *logger) {
+  char folder[4096];
+  snprintf(folder, sizeof folder, "%s", path);
+  char *slash = strrchr(folder, '/');
+  if (slash)
+    *slash = '\0';
+  CUREDUCE_RETURN_ERROR_IF(!cureduce_make_directories(folder), CACHE_IO, "cannot create %s: %s", folder,
+                           strerror(errno));
+  int lock = lock_database(path);
+  CUREDUCE_RETURN_ERROR_IF(lock < 0, CACHE_IO, "cannot lock %s.lock: %s", path, strerror(errno));
+  cureduce_tunedb merged = {0};
+  cureduce_tunedb_read(path, gpu_key, &merged, logger);
+  bool ok = true;
+  for (size_t i = 0; i < records->count && ok; i++)
+    ok = cureduce_tunedb_put(&merged, &records->records[i]);
+  void *data = NULL;
+  size_t size = 0;
+  ok = ok && cureduce_tunedb_encode(gpu_key, &merged, &data, &size);
+  int error = 0;
+  if (ok && !cureduce_write_file_atomic(path, data, size)) {
+    ok = false;
+    error = errno;
+  }
+  free(data);
+  cureduce_tunedb_free(&merged);
+  close(lock); /* releases the OFD lock */
+  CUREDUCE_RETURN_ERROR_IF(!ok, CACHE_IO, "cannot write %s: %s", path, error ? strerror(error) : "out of memory");
+  return CUREDUCE_STATUS_OK;
+}

@@ -1,0 +1,166 @@
+/* The tuning database without a GPU: round trip, another GPU's file, every corrupted byte and
+ * every truncation, a read-only folder, and eight processes merging into one file at once. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cachefile.h"
+#include "harness.h"
+#include "plan.h"
+#include "tunedb.h"
+
+static const char *const gpu = "device=NVIDIA H200;cc=9.0;sms=132;bus_bits=6144;memory_khz=3201000;driver=13000";
+static const cureduce_logger quiet = {CUREDUCE_LOG_ERROR, NULL, NULL};
+
+static cureduce_tune_record record_for(int index) {
+  cureduce_op op = (cureduce_op)(index % CUREDUCE_OP_COUNT);
+  cureduce_dtype input = (cureduce_dtype)(index / CUREDUCE_OP_COUNT % CUREDUCE_DTYPE_COUNT);
+  cureduce_spec spec = cureduce_plan_default_spec(op, input, input, 2048);
+  spec.unroll = (uint8_t)(1 + index % 8);
+  return (cureduce_tune_record){.op = (uint8_t)op, .input = (uint8_t)input, .output = (uint8_t)input,
+                                .bucket = (uint8_t)(8 + index / 60 % 23), .nvrtc_version = 13000, .spec = spec,
+                                .time_us = 10 + index, .default_us = 12 + index};
+}
+
+static bool same_record(const cureduce_tune_record *a, const cureduce_tune_record *b) {
+  return a->op == b->op && a->input == b->input && a->output == b->output && a->bucket == b->bucket &&
+         a->nvrtc_version == b->nvrtc_version && cureduce_spec_equal(&a->spec, &b->spec) && a->time_us == b->time_us &&
+         a->default_us == b->default_us;
+}
+
+static cureduce_tunedb some_records(int count, int first) {
+  cureduce_tunedb db = {0};
+  for (int i = 0; i < count; i++) {
+    cureduce_tune_record r = record_for(first + i);
+    ck_assert(cureduce_tunedb_put(&db, &r));
+  }
+  return db;
+}
+
+START_TEST(test_round_trip_and_lookup) {
+  cureduce_tunedb db = some_records(100, 0), back = {0};
+  void *data;
+  size_t size;
+  ck_assert(cureduce_tunedb_encode(gpu, &db, &data, &size));
+  ck_assert_int_eq(cureduce_tunedb_decode(gpu, data, size, &back), CUREDUCE_TUNEDB_VALID);
+  ck_assert_uint_eq(back.count, 100);
+  for (size_t i = 0; i < 100; i++)
+    ck_assert(same_record(&back.records[i], &db.records[i]));
+  cureduce_tune_record newer = record_for(7);
+  newer.nvrtc_version = 13010;
+  newer.spec.block = 512;
+  ck_assert(cureduce_tunedb_put(&back, &newer));
+  const cureduce_tune_record *found = cureduce_tunedb_find(&back, newer.op, newer.input, newer.output, newer.bucket);
+  ck_assert(found && found->spec.block == 512); /* the newest NVRTC's record wins */
+  ck_assert_ptr_null(cureduce_tunedb_find(&back, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 64));
+  cureduce_tunedb other = {0};
+  ck_assert_int_eq(cureduce_tunedb_decode("device=another GPU", data, size, &other), CUREDUCE_TUNEDB_FOREIGN);
+  ck_assert_uint_eq(other.count, 0);
+  free(data);
+  cureduce_tunedb_free(&db);
+  cureduce_tunedb_free(&back);
+}
+END_TEST
+
+START_TEST(test_every_corruption_and_truncation) {
+  cureduce_tunedb db = some_records(5, 0);
+  void *data;
+  size_t size;
+  ck_assert(cureduce_tunedb_encode(gpu, &db, &data, &size));
+  unsigned char *bytes = data;
+  for (size_t i = 0; i < size; i++) { /* a flipped bit costs its record at most, never a wrong one */
+    bytes[i] ^= (unsigned char)(1u << (i % 8));
+    cureduce_tunedb back = {0};
+    cureduce_tunedb_verdict verdict = cureduce_tunedb_decode(gpu, data, size, &back);
+    ck_assert_msg(verdict != CUREDUCE_TUNEDB_VALID, "flip at byte %zu passed", i);
+    ck_assert(back.count <= 4);
+    for (size_t r = 0; r < back.count; r++)
+      ck_assert(same_record(&back.records[r], &db.records[r]) || same_record(&back.records[r], &db.records[r + 1]));
+    cureduce_tunedb_free(&back);
+    bytes[i] ^= (unsigned char)(1u << (i % 8));
+  }
+  for (size_t cut = 0; cut < size; cut++) {
+    cureduce_tunedb back = {0};
+    ck_assert_msg(cureduce_tunedb_decode(gpu, data, cut, &back) != CUREDUCE_TUNEDB_VALID, "cut at %zu passed", cut);
+    cureduce_tunedb_free(&back);
+  }
+  free(data);
+  cureduce_tunedb_free(&db);
+}
+END_TEST
+
+static char *temporary_folder(void) {
+  char *dir = strdup("/tmp/cureduce-tunedb-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  ck_assert_int_eq(chmod(dir, 0755), 0);
+  return dir;
+}
+
+/* Eight processes merge 40 records each into one database at once: none is lost. */
+START_TEST(test_eight_processes_merge_at_once) {
+  char *root = temporary_folder(), path[4096];
+  cureduce_tunedb_path(root, gpu, path, sizeof path);
+  pid_t children[8];
+  for (int c = 0; c < 8; c++)
+    if ((children[c] = fork()) == 0) {
+      cureduce_tunedb mine = some_records(40, 40 * c);
+      _exit(cureduce_tunedb_merge(path, gpu, &mine, &quiet) == CUREDUCE_STATUS_OK ? 0 : 1);
+    }
+  for (int c = 0; c < 8; c++) {
+    int status;
+    ck_assert_int_eq(waitpid(children[c], &status, 0), children[c]);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  void *data;
+  size_t size;
+  ck_assert(cureduce_read_file(path, 1 << 20, &data, &size));
+  cureduce_tunedb all = {0};
+  ck_assert_int_eq(cureduce_tunedb_decode(gpu, data, size, &all), CUREDUCE_TUNEDB_VALID);
+  ck_assert_uint_eq(all.count, 320);
+  free(data);
+  cureduce_tunedb_free(&all);
+  char command[4200];
+  snprintf(command, sizeof command, "rm -rf '%s'", root);
+  ck_assert_int_eq(system(command), 0);
+  free(root);
+}
+END_TEST
+
+/* A folder that cannot be written: a clear status, and reading still works. Forked, so the
+ * test can drop root's privileges. */
+START_TEST(test_read_only_folder) {
+  char *root = temporary_folder(), path[4096];
+  cureduce_tunedb_path(root, gpu, path, sizeof path);
+  cureduce_tunedb some = some_records(3, 0);
+  ck_assert(cureduce_tunedb_merge(path, gpu, &some, &quiet) == CUREDUCE_STATUS_OK);
+  char tuning[4200];
+  snprintf(tuning, sizeof tuning, "%s/tuning", root);
+  ck_assert_int_eq(chmod(tuning, 0555), 0);
+  if (geteuid() == 0) {
+    ck_assert_int_eq(setgid(65534), 0);
+    ck_assert_int_eq(setuid(65534), 0);
+  }
+  cureduce_tunedb more = some_records(3, 10), read = {0};
+  ck_assert_str_eq(cureduce_status_name(cureduce_tunedb_merge(path, gpu, &more, &quiet)), "CUREDUCE_STATUS_CACHE_IO");
+  cureduce_tunedb_read(path, gpu, &read, &quiet);
+  ck_assert_uint_eq(read.count, 3);
+  cureduce_tunedb_free(&some);
+  cureduce_tunedb_free(&more);
+  cureduce_tunedb_free(&read);
+}
+END_TEST
+
+int main(void) {
+  Suite *suite = suite_create("tunedb");
+  TCase *tunedb = tcase_create("tunedb");
+  tcase_set_timeout(tunedb, 120);
+  tcase_add_test(tunedb, test_round_trip_and_lookup);
+  tcase_add_test(tunedb, test_every_corruption_and_truncation);
+  tcase_add_test(tunedb, test_eight_processes_merge_at_once);
+  tcase_add_test(tunedb, test_read_only_folder);
+  suite_add_tcase(suite, tunedb);
+  return harness_run(suite, false);
+}

@@ -1,0 +1,328 @@
+/* cureduce-tune: times candidate kernels on the GPU in hand and stores the fastest per
+ * (operation, input type, output type, size bucket) in the tuning database beside the kernel
+ * cache, where every later process on the machine finds them, compiled kernels included. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <errno.h>
+#include <unistd.h>
+
+#include "cachefile.h"
+#include "dtype.h"
+#include "source.h"
+#include "templates.h"
+#include "tune.h"
+
+static void usage(FILE *out) {
+  fputs("usage: cureduce-tune [options]\n"
+        "\n"
+        "Times candidate kernels on the GPU and stores the fastest for each operation, input type,\n"
+        "output type and size bucket in the tuning database beside the kernel cache\n"
+        "($CUREDUCE_CACHE_DIR, else $XDG_CACHE_HOME/cureduce, else ~/.cache/cureduce). Default:\n"
+        "every operation and type, sizes 2^8 to 2^30.\n"
+        "\n"
+        "  --ops LIST          operations, e.g. sum,max\n"
+        "  --types LIST        input types, e.g. f32,bf16 (each with every output type it allows)\n"
+        "  --min N, --max N    the size range, e.g. 2^8 and 2^30\n"
+        "  --quick             a small candidate space (seconds, for CI images and demos)\n"
+        "  --json              print the results as JSON instead of a table\n"
+        "  --list              print what the database holds for this GPU, and exit\n"
+        "  --clear             delete this GPU's tuning database, and exit\n"
+        "  --export FILE       copy this GPU's tuning database to FILE (to pin a configuration)\n"
+        "  --import FILE       merge a database exported on this same GPU\n"
+        "  --device N          CUDA device ordinal (default 0)\n"
+        "  --offline           no GPU needed: compile and store every kernel the tuner could pick,\n"
+        "  --arch sm_XY        for this architecture, to warm a container image's kernel cache\n"
+        "  --emit-source SPEC  print the CUDA source of one kernel spec, and exit\n"
+        "  -h, --help          this text\n"
+        "\n"
+        "Exit status: 0 done, 1 failed, 2 bad options, 77 no GPU (without --offline).\n",
+        out);
+}
+
+enum { max_items = 16 };
+
+typedef struct options {
+  int ops[max_items], op_count, types[max_items], type_count;
+  size_t min_n, max_n;
+  bool quick, json, list, clear, offline;
+  int device, arch;
+  const char *emit_source, *export_file, *import_file;
+} options;
+
+static bool parse_size(const char *text, size_t *size) {
+  char *end;
+  if (text[0] == '2' && text[1] == '^') {
+    unsigned long exponent = strtoul(text + 2, &end, 10);
+    *size = exponent < 48 ? (size_t)1 << exponent : 0;
+    return !*end && *size;
+  }
+  *size = (size_t)strtoull(text, &end, 10);
+  return !*end && end != text && *size;
+}
+
+static bool parse_names(const char *text, int (*lookup)(const char *), int *into, int *count) {
+  char copy[512];
+  snprintf(copy, sizeof copy, "%s", text);
+  *count = 0;
+  for (char *item = strtok(copy, ","); item; item = strtok(NULL, ","))
+    if (*count >= max_items || (into[(*count)++] = lookup(item)) < 0)
+      return false;
+  return *count > 0;
+}
+
+static int parse_options(int argc, char **argv, options *o) {
+  enum { OPS = 256, TYPES, MIN, MAX, QUICK, JSON, LIST, CLEAR, EXPORT, IMPORT, DEVICE, OFFLINE, ARCH, EMIT };
+  static const struct option long_options[] = {
+      {"ops", required_argument, NULL, OPS},       {"types", required_argument, NULL, TYPES},
+      {"min", required_argument, NULL, MIN},       {"max", required_argument, NULL, MAX},
+      {"quick", no_argument, NULL, QUICK},         {"json", no_argument, NULL, JSON},
+      {"list", no_argument, NULL, LIST},           {"clear", no_argument, NULL, CLEAR},
+      {"export", required_argument, NULL, EXPORT}, {"import", required_argument, NULL, IMPORT},
+      {"device", required_argument, NULL, DEVICE}, {"offline", no_argument, NULL, OFFLINE},
+      {"arch", required_argument, NULL, ARCH},     {"emit-source", required_argument, NULL, EMIT},
+      {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
+  *o = (options){.min_n = (size_t)1 << 8, .max_n = (size_t)1 << 30};
+  bool ok = true;
+  for (int c; ok && (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1;) {
+    switch (c) {
+    case OPS: ok = parse_names(optarg, cureduce_op_from_name, o->ops, &o->op_count); break;
+    case TYPES: ok = parse_names(optarg, cureduce_dtype_from_name, o->types, &o->type_count); break;
+    case MIN: ok = parse_size(optarg, &o->min_n); break;
+    case MAX: ok = parse_size(optarg, &o->max_n); break;
+    case QUICK: o->quick = true; break;
+    case JSON: o->json = true; break;
+    case LIST: o->list = true; break;
+    case CLEAR: o->clear = true; break;
+    case EXPORT: o->export_file = optarg; break;
+    case IMPORT: o->import_file = optarg; break;
+    case DEVICE: o->device = atoi(optarg); break;
+    case OFFLINE: o->offline = true; break;
+    case ARCH: o->arch = atoi(optarg + (strncmp(optarg, "sm_", 3) == 0 ? 3 : 0)); ok = o->arch >= 50; break;
+    case EMIT: o->emit_source = optarg; break;
+    case 'h': usage(stdout); exit(0);
+    default: ok = false;
+    }
+  }
+  ok = ok && optind == argc && o->min_n <= o->max_n && (!o->offline || o->arch);
+  if (!ok) {
+    fprintf(stderr, "cureduce-tune: bad option or value (--offline needs --arch sm_XY; --help lists them)\n");
+    return 2;
+  }
+  if (!o->op_count)
+    for (; o->op_count < CUREDUCE_OP_COUNT; o->op_count++)
+      o->ops[o->op_count] = o->op_count;
+  if (!o->type_count)
+    for (; o->type_count < CUREDUCE_DTYPE_COUNT; o->type_count++)
+      o->types[o->type_count] = o->type_count;
+  return 0;
+}
+
+/* Every (op, input, output) the options name: each input with its own type and, for sums and
+ * products, its wider accumulator. */
+static size_t make_jobs(const options *o, cureduce_tune_job *jobs) {
+  size_t count = 0;
+  for (int p = 0; p < o->op_count; p++)
+    for (int t = 0; t < o->type_count; t++) {
+      cureduce_op op = (cureduce_op)o->ops[p];
+      cureduce_dtype input = (cureduce_dtype)o->types[t], accumulator;
+      cureduce_accumulator_type(op, input, &accumulator);
+      jobs[count++] = (cureduce_tune_job){op, input, input};
+      if (accumulator != input)
+        jobs[count++] = (cureduce_tune_job){op, input, accumulator};
+    }
+  return count;
+}
+
+/* A bar on a terminal, a line every tenth otherwise. */
+static void show_progress(void *user, size_t done, size_t total, const char *what) {
+  static size_t last_tenth = (size_t)-1;
+  (void)user;
+  if (isatty(STDERR_FILENO)) {
+    int filled = total ? (int)(30 * done / total) : 30;
+    fprintf(stderr, "\r[%.*s%*s] %zu/%zu %-40s", filled, "##############################", 30 - filled, "", done, total,
+            what);
+    if (done == total)
+      fputc('\n', stderr);
+  } else if (total && done * 10 / total != last_tenth) {
+    last_tenth = done * 10 / total;
+    fprintf(stderr, "%s: %zu/%zu\n", what, done, total);
+  }
+}
+
+static int emit_source(const char *text) {
+  cureduce_spec spec;
+  const cureduce_template_set *templates;
+  char *source;
+  if (cureduce_spec_parse(text, &spec) != CUREDUCE_STATUS_OK || cureduce_templates_get(&templates) != CUREDUCE_STATUS_OK ||
+      cureduce_source_generate(&spec, templates, &source) != CUREDUCE_STATUS_OK) {
+    fprintf(stderr, "cureduce-tune: %s\n", cureduce_last_error_detail());
+    return 1;
+  }
+  fputs(source, stdout);
+  free(source);
+  return 0;
+}
+
+static int run_offline(const options *o, const cureduce_tune_job *jobs, size_t job_count) {
+  char root[4096];
+  if (!cureduce_cache_location(NULL, root, sizeof root)) {
+    fprintf(stderr, "cureduce-tune: no cache location: set CUREDUCE_CACHE_DIR\n");
+    return 1;
+  }
+  cureduce_logger logger = {cureduce_log_level_from_env(CUREDUCE_LOG_WARN), NULL, NULL};
+  cureduce_diskcache disk;
+  cureduce_diskcache_open(&disk, root, &logger);
+  cureduce_tune_options progress = {.progress = show_progress};
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  cureduce_status status =
+      cureduce_tune_compile(jobs, job_count, o->quick, o->arch, &disk, &logger, cpus > 0 ? (int)cpus : 1, &progress);
+  bool stored = disk.writable;
+  cureduce_diskcache_close(&disk);
+  if (status != CUREDUCE_STATUS_OK || !stored) {
+    fprintf(stderr, "cureduce-tune: %s\n", status != CUREDUCE_STATUS_OK ? cureduce_last_error_detail()
+                                                                          : "the kernel cache could not be written");
+    return 1;
+  }
+  printf("compiled every kernel the tuner could pick for %zu (operation, type) pairs for sm_%d into %s/kernels\n",
+         job_count, o->arch, root);
+  return 0;
+}
+
+static double gbps(size_t n, cureduce_dtype type, double us) { return (double)n * cureduce_dtype_size(type) / (us * 1e3); }
+
+/* The size a bucket stands for in the tables: the top of its range. */
+static size_t bucket_top(unsigned bucket) { return bucket ? ((size_t)1 << (bucket - 1)) : 0; }
+
+static void print_records(const cureduce_tunedb *db, bool json) {
+  if (json)
+    printf("[\n");
+  else
+    printf("%-7s %-11s %12s  %-44s %10s %8s %10s %8s\n", "op", "types", "n from", "chosen spec", "us", "GB/s",
+           "default", "speedup");
+  for (size_t i = 0; i < db->count; i++) {
+    const cureduce_tune_record *r = &db->records[i];
+    char spec[CUREDUCE_SPEC_TEXT_MAX], types[24];
+    cureduce_spec_format(&r->spec, spec);
+    snprintf(types, sizeof types, "%s->%s", cureduce_dtype_name(r->input), cureduce_dtype_name(r->output));
+    size_t n = bucket_top(r->bucket);
+    if (json)
+      printf("  {\"op\": \"%s\", \"input\": \"%s\", \"output\": \"%s\", \"bucket\": %u, \"n_from\": %zu, "
+             "\"spec\": \"%s\", \"us\": %.3f, \"default_us\": %.3f, \"nvrtc\": %u}%s\n",
+             cureduce_op_name(r->op), cureduce_dtype_name(r->input), cureduce_dtype_name(r->output), r->bucket, n, spec,
+             r->time_us, r->default_us, r->nvrtc_version, i + 1 < db->count ? "," : "");
+    else
+      printf("%-7s %-11s %12zu  %-44s %10.2f %8.1f %10.2f %8.3f\n", cureduce_op_name(r->op), types, n, spec, r->time_us,
+             gbps(n, r->input, r->time_us), r->default_us, r->default_us / r->time_us);
+  }
+  if (json)
+    printf("]\n");
+}
+
+static int copy_file(const char *from, const char *to) {
+  void *data;
+  size_t size;
+  if (!cureduce_read_file(from, 64 << 20, &data, &size) || !cureduce_write_file_atomic(to, data, size)) {
+    fprintf(stderr, "cureduce-tune: cannot copy %s to %s\n", from, to);
+    return 1;
+  }
+  free(data);
+  return 0;
+}
+
+/* The maintenance actions: --list, --clear, --export, --import. */
+static int maintain(const options *o, cureduce_context *context) {
+  const char *path = context->tunedb_path;
+  if (!path[0]) {
+    fprintf(stderr, "cureduce-tune: no cache location\n");
+    return 1;
+  }
+  if (o->clear) {
+    char lock[4400];
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    unlink(lock);
+    if (unlink(path) != 0 && errno != ENOENT) {
+      fprintf(stderr, "cureduce-tune: cannot delete %s\n", path);
+      return 1;
+    }
+    printf("deleted the tuning database of %s (%s)\n", context->info.name, path);
+    return 0;
+  }
+  if (o->export_file)
+    return copy_file(path, o->export_file);
+  if (o->import_file) {
+    cureduce_tunedb imported = {0};
+    void *data;
+    size_t size;
+    if (!cureduce_read_file(o->import_file, 64 << 20, &data, &size)) {
+      fprintf(stderr, "cureduce-tune: cannot read %s\n", o->import_file);
+      return 1;
+    }
+    cureduce_tunedb_verdict verdict = cureduce_tunedb_decode(context->gpu_key, data, size, &imported);
+    free(data);
+    if (verdict != CUREDUCE_TUNEDB_VALID) {
+      fprintf(stderr, "cureduce-tune: %s is not a valid tuning database of this GPU\n", o->import_file);
+      cureduce_tunedb_free(&imported);
+      return 1;
+    }
+    cureduce_status status = cureduce_tunedb_merge(path, context->gpu_key, &imported, &context->logger);
+    printf("imported %zu records\n", imported.count);
+    cureduce_tunedb_free(&imported);
+    return status == CUREDUCE_STATUS_OK ? 0 : 1;
+  }
+  printf("# %s\n# %s\n", path, context->gpu_key);
+  print_records(&context->tuned, o->json);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  options o;
+  int bad = parse_options(argc, argv, &o);
+  if (bad)
+    return bad;
+  if (o.emit_source)
+    return emit_source(o.emit_source);
+  cureduce_tune_job jobs[CUREDUCE_OP_COUNT * CUREDUCE_DTYPE_COUNT * 2];
+  size_t job_count = make_jobs(&o, jobs);
+  if (o.offline)
+    return run_offline(&o, jobs, job_count);
+  cureduce_settings settings;
+  cureduce_default_settings(&settings);
+  settings.device = o.device;
+  cureduce_context *context;
+  cureduce_status status = cureduce_context_create(&context, &settings);
+  if (status != CUREDUCE_STATUS_OK) {
+    fprintf(stderr, "cureduce-tune: %s%s\n", cureduce_last_error_detail(),
+            status == CUREDUCE_STATUS_NO_DRIVER || status == CUREDUCE_STATUS_NO_DEVICE
+                ? "\n(no GPU: --offline --arch sm_XY compiles the kernels without one)"
+                : "");
+    return status == CUREDUCE_STATUS_NO_DRIVER || status == CUREDUCE_STATUS_NO_DEVICE ? 77 : 1;
+  }
+  int code;
+  if (o.list || o.clear || o.export_file || o.import_file) {
+    code = maintain(&o, context);
+  } else {
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    cureduce_tune_options tune_options = {o.min_n, o.max_n, o.quick, show_progress, NULL};
+    cureduce_tunedb results;
+    status = cureduce_tune_jobs(context, jobs, job_count, &tune_options, &results);
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    if (status == CUREDUCE_STATUS_OK) {
+      print_records(&results, o.json);
+      double seconds = (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) * 1e-9;
+      fprintf(o.json ? stderr : stdout, "tuned %zu buckets of %zu (operation, types) on %s in %.1f s%s; stored in %s\n",
+              results.count, job_count, context->info.name, seconds, o.quick ? " (quick)" : "",
+              context->tunedb_path[0] ? context->tunedb_path : "memory only");
+      cureduce_tunedb_free(&results);
+      code = 0;
+    } else {
+      fprintf(stderr, "cureduce-tune: %s\n", cureduce_last_error_detail());
+      code = 1;
+    }
+  }
+  cureduce_context_destroy(context);
+  return code;
+}
