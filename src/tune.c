@@ -255,8 +255,7 @@ static cureduce_status tune_bucket(bench_state *b, const cureduce_tune_job *job,
   return CUREDUCE_STATUS_OK;
 }
 
-/* The size a bucket is tuned at: three quarters of its top, within [min_n, max_n]. */
-static size_t bucket_size(unsigned bucket, size_t min_n, size_t max_n) {
+size_t cureduce_tune_bucket_size(unsigned bucket, size_t min_n, size_t max_n) {
   size_t n = bucket < 2 ? bucket : (size_t)3 << (bucket - 2);
   return n < min_n ? min_n : n > max_n ? max_n : n;
 }
@@ -288,7 +287,7 @@ static cureduce_status tune_all(bench_state *b, const cureduce_tune_job *jobs, s
   size_t total = job_count * (last - first + 1), done = 0;
   for (size_t j = 0; j < job_count; j++)
     for (unsigned bucket = first; bucket <= last; bucket++) {
-      size_t n = bucket_size(bucket, options->min_n, options->max_n);
+      size_t n = cureduce_tune_bucket_size(bucket, options->min_n, options->max_n);
       char what[96];
       snprintf(what, sizeof what, "%s %s->%s n=%zu", cureduce_op_name(jobs[j].op), cureduce_dtype_name(jobs[j].input),
                cureduce_dtype_name(jobs[j].output), n);

@@ -32,6 +32,9 @@ typedef struct cureduce_tune_options {
   void *progress_user;
 } cureduce_tune_options;
 
+/* The size a bucket is tuned at: three quarters of its top, within [min_n, max_n]. */
+size_t cureduce_tune_bucket_size(unsigned bucket, size_t min_n, size_t max_n);
+
 /* Every kernel the tuner could pick for the jobs, compiled for sm_arch into the disk cache with
  * `threads` compilers at once: what --offline does, and the tuner's first step. */
 cureduce_status cureduce_tune_compile(const cureduce_tune_job *jobs, size_t job_count, bool quick, int arch,

@@ -28,7 +28,8 @@ static void usage(FILE *out) {
         "  --min N, --max N    the size range, e.g. 2^8 and 2^30\n"
         "  --quick             a small candidate space (seconds, for CI images and demos)\n"
         "  --json              print the results as JSON instead of a table\n"
-        "  --list              print what the database holds for this GPU, and exit\n"
+        "  --list              print what the database holds for this GPU, and exit (sizes\n"
+        "                      shown for the --min/--max range given)\n"
         "  --clear             delete this GPU's tuning database, and exit\n"
         "  --export FILE       copy this GPU's tuning database to FILE (to pin a configuration)\n"
         "  --import FILE       merge a database exported on this same GPU\n"
@@ -193,23 +194,21 @@ static int run_offline(const options *o, const cureduce_tune_job *jobs, size_t j
 
 static double gbps(size_t n, cureduce_dtype type, double us) { return (double)n * cureduce_dtype_size(type) / (us * 1e3); }
 
-/* The size a bucket stands for in the tables: the top of its range. */
-static size_t bucket_top(unsigned bucket) { return bucket ? ((size_t)1 << (bucket - 1)) : 0; }
-
-static void print_records(const cureduce_tunedb *db, bool json) {
+/* The records with the size each was measured at, for the options' size range. */
+static void print_records(const cureduce_tunedb *db, const options *o, bool json) {
   if (json)
     printf("[\n");
   else
-    printf("%-7s %-11s %12s  %-44s %10s %8s %10s %8s\n", "op", "types", "n from", "chosen spec", "us", "GB/s",
+    printf("%-7s %-11s %12s  %-44s %10s %8s %10s %8s\n", "op", "types", "tuned at n", "chosen spec", "us", "GB/s",
            "default", "speedup");
   for (size_t i = 0; i < db->count; i++) {
     const cureduce_tune_record *r = &db->records[i];
     char spec[CUREDUCE_SPEC_TEXT_MAX], types[24];
     cureduce_spec_format(&r->spec, spec);
     snprintf(types, sizeof types, "%s->%s", cureduce_dtype_name(r->input), cureduce_dtype_name(r->output));
-    size_t n = bucket_top(r->bucket);
+    size_t n = cureduce_tune_bucket_size(r->bucket, o->min_n, o->max_n);
     if (json)
-      printf("  {\"op\": \"%s\", \"input\": \"%s\", \"output\": \"%s\", \"bucket\": %u, \"n_from\": %zu, "
+      printf("  {\"op\": \"%s\", \"input\": \"%s\", \"output\": \"%s\", \"bucket\": %u, \"tuned_at_n\": %zu, "
              "\"spec\": \"%s\", \"us\": %.3f, \"default_us\": %.3f, \"nvrtc\": %u}%s\n",
              cureduce_op_name(r->op), cureduce_dtype_name(r->input), cureduce_dtype_name(r->output), r->bucket, n, spec,
              r->time_us, r->default_us, r->nvrtc_version, i + 1 < db->count ? "," : "");
@@ -273,7 +272,7 @@ static int maintain(const options *o, cureduce_context *context) {
     return status == CUREDUCE_STATUS_OK ? 0 : 1;
   }
   printf("# %s\n# %s\n", path, context->gpu_key);
-  print_records(&context->tuned, o->json);
+  print_records(&context->tuned, o, o->json);
   return 0;
 }
 
@@ -311,7 +310,7 @@ int main(int argc, char **argv) {
     status = cureduce_tune_jobs(context, jobs, job_count, &tune_options, &results);
     clock_gettime(CLOCK_MONOTONIC, &end);
     if (status == CUREDUCE_STATUS_OK) {
-      print_records(&results, o.json);
+      print_records(&results, &o, o.json);
       double seconds = (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) * 1e-9;
       fprintf(o.json ? stderr : stdout, "tuned %zu buckets of %zu (operation, types) on %s in %.1f s%s; stored in %s\n",
               results.count, job_count, context->info.name, seconds, o.quick ? " (quick)" : "",
