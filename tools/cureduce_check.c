@@ -11,10 +11,9 @@
 #include "compiler.h"
 #include "context.h"
 #include "dtype.h"
+#include "emit_source.h"
 #include "kcache.h"
 #include "reference.h"
-#include "source.h"
-#include "templates.h"
 
 static void usage(FILE *out) {
   fputs("usage: cureduce-check [options]\n"
@@ -69,20 +68,6 @@ static int parse_options(int argc, char **argv, options *o) {
     usage(stderr);
     return 2;
   }
-  return 0;
-}
-
-static int emit_source(const char *text) {
-  cureduce_spec spec;
-  const cureduce_template_set *templates;
-  char *source;
-  if (cureduce_spec_parse(text, &spec) != CUREDUCE_STATUS_OK || cureduce_templates_get(&templates) != CUREDUCE_STATUS_OK ||
-      cureduce_source_generate(&spec, templates, &source) != CUREDUCE_STATUS_OK) {
-    fprintf(stderr, "cureduce-check: %s\n", cureduce_last_error_detail());
-    return 1;
-  }
-  fputs(source, stdout);
-  free(source);
   return 0;
 }
 
@@ -232,7 +217,7 @@ int main(int argc, char **argv) {
   if (bad)
     return bad;
   if (o.emit_source)
-    return emit_source(o.emit_source);
+    return cureduce_tool_emit_source("cureduce-check", o.emit_source);
   cureduce_settings settings;
   cureduce_default_settings(&settings);
   settings.device = o.device;

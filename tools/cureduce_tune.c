@@ -11,8 +11,7 @@
 
 #include "cachefile.h"
 #include "dtype.h"
-#include "source.h"
-#include "templates.h"
+#include "emit_source.h"
 #include "tune.h"
 
 static void usage(FILE *out) {
@@ -153,20 +152,6 @@ static void show_progress(void *user, size_t done, size_t total, const char *wha
   }
 }
 
-static int emit_source(const char *text) {
-  cureduce_spec spec;
-  const cureduce_template_set *templates;
-  char *source;
-  if (cureduce_spec_parse(text, &spec) != CUREDUCE_STATUS_OK || cureduce_templates_get(&templates) != CUREDUCE_STATUS_OK ||
-      cureduce_source_generate(&spec, templates, &source) != CUREDUCE_STATUS_OK) {
-    fprintf(stderr, "cureduce-tune: %s\n", cureduce_last_error_detail());
-    return 1;
-  }
-  fputs(source, stdout);
-  free(source);
-  return 0;
-}
-
 static int run_offline(const options *o, const cureduce_tune_job *jobs, size_t job_count) {
   char root[4096];
   if (!cureduce_cache_location(NULL, root, sizeof root)) {
@@ -282,7 +267,7 @@ int main(int argc, char **argv) {
   if (bad)
     return bad;
   if (o.emit_source)
-    return emit_source(o.emit_source);
+    return cureduce_tool_emit_source("cureduce-tune", o.emit_source);
   cureduce_tune_job jobs[CUREDUCE_OP_COUNT * CUREDUCE_DTYPE_COUNT * 2];
   size_t job_count = make_jobs(&o, jobs);
   if (o.offline)
