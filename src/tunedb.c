@@ -99,6 +99,9 @@ static bool decode_record(const unsigned char *p, cureduce_tune_record *r) {
   cureduce_sha256(p, record_payload, digest);
   if (memcmp(digest, p + record_payload, record_bytes - record_payload) != 0)
     return false;
+  for (int i = 18; i < 24; i++) /* the spec's padding and the reserved word: nothing may hide there */
+    if (p[i] != 0)
+      return false;
   *r = (cureduce_tune_record){.op = p[0], .input = p[1], .output = p[2], .bucket = p[3], .nvrtc_version = get_u32(p + 4)};
   r->spec = (cureduce_spec){p[8], p[9], p[10], p[11], get_u16(p + 12), p[14], p[15], get_u16(p + 16), 0};
   r->time_us = get_f64(p + 24);

@@ -5,11 +5,14 @@
 #   tools/quickstart.sh test   install what is missing, build, run the whole test suite
 #
 # Installs meson, ninja, check, pkg-config, python3 and a C compiler with apt-get when any is
-# missing (as root, or through sudo). Builds in ./build. The toolkit is looked for in $CUDA_PATH,
-# else /usr/local/cuda. The test run ends with a plain line: "N passed, N failed, N skipped".
+# missing (as root, or through sudo); for `test` also clang, libFuzzer and valgrind. Builds in
+# ./build; `test` also builds ./build-sanitize with clang under AddressSanitizer and
+# UndefinedBehaviorSanitizer and runs the CPU suites and the fuzzers there (60 s each, or
+# $CUREDUCE_FUZZ_SECONDS). The toolkit is looked for in $CUDA_PATH, else /usr/local/cuda. The
+# test run ends with one plain line for both builds: "N passed, N failed, N skipped".
 set -euo pipefail
 
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
 case "${1:-}" in
   run|test) mode=$1 ;;
   -h|--help) usage; exit 0 ;;
@@ -18,6 +21,7 @@ esac
 cd "$(dirname "$0")/.."
 
 packages=(meson ninja-build check pkg-config python3 gcc)
+[ "$mode" = test ] && packages+=(clang libclang-rt-dev valgrind)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -45,11 +49,26 @@ if [ "$mode" = run ]; then
   exec build/tools/cureduce-check
 fi
 
-log=build/meson-logs/quickstart-test.log
-set +e
-meson test -C build --print-errorlogs 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
-set -e
-count() { sed -n "s/^$1: *\([0-9][0-9]*\).*/\1/p" "$log" | tail -1; }
+# Runs `meson test` in a build folder with the given arguments; its log is kept for the count.
+run_suite() {
+  local folder=$1
+  shift
+  set +e
+  meson test -C "$folder" --print-errorlogs "$@" 2>&1 | tee "$folder/meson-logs/quickstart-test.log"
+  local status=${PIPESTATUS[0]}
+  set -e
+  return "$status"
+}
+
+status=0
+run_suite build || status=1
+if [ ! -f build-sanitize/build.ninja ]; then
+  CC=clang meson setup build-sanitize --buildtype=debug -Dtoolkit="$toolkit" -Dfuzz=enabled \
+    -Db_sanitize=address,undefined -Db_lundef=false
+fi
+meson compile -C build-sanitize
+run_suite build-sanitize --suite cpu --suite tools --suite fuzz || status=1
+
+count() { sed -n "s/^$1: *\([0-9][0-9]*\).*/\1/p" build/meson-logs/quickstart-test.log build-sanitize/meson-logs/quickstart-test.log | awk '{ total += $1 } END { print total + 0 }'; }
 echo "$(( $(count Ok) + $(count 'Expected Fail') )) passed, $(( $(count Fail) + $(count Timeout) + $(count 'Unexpected Pass') )) failed, $(count Skipped) skipped"
 exit "$status"

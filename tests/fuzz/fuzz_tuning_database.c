@@ -1,0 +1,27 @@
+/* libFuzzer: tuning databases as read from disk. Whatever the bytes, decoding must not crash,
+ * every record it keeps must be a legal spec for its own key, and a database it accepts whole
+ * must encode back to the same bytes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tunedb.h"
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
+  static const char gpu[] = "device=fuzz;cc=9.0;sms=132";
+  cureduce_tunedb db = {0};
+  cureduce_tunedb_verdict verdict = cureduce_tunedb_decode(gpu, data, size, &db);
+  for (size_t i = 0; i < db.count; i++)
+    if (cureduce_spec_validate(&db.records[i].spec) != CUREDUCE_STATUS_OK || db.records[i].spec.op != db.records[i].op)
+      abort();
+  if (verdict == CUREDUCE_TUNEDB_VALID) {
+    void *again;
+    size_t again_size;
+    if (!cureduce_tunedb_encode(gpu, &db, &again, &again_size) || again_size != size || memcmp(again, data, size) != 0)
+      abort();
+    free(again);
+  }
+  cureduce_tunedb_free(&db);
+  return 0;
+}
