@@ -6,9 +6,11 @@
  * the same thing).
  *
  * Device memory: cureduce_context_create() allocates one block of device memory, the workspace,
- * sized `settings.max_streams` slots of 128 KiB (2 MiB with the default 16 slots). Nothing else on
- * the device is ever allocated, and cureduce_reduce() neither allocates nor synchronizes, so it can
- * be captured into a CUDA graph. Each stream that launches a multi-block reduction is given one
+ * sized `settings.max_streams` slots of 131,328 bytes (2.0 MiB with the default 16 slots), freed by
+ * cureduce_context_destroy(). Besides it, only cureduce_tune() allocates: its random timing data,
+ * freed before it returns. cureduce_reduce() neither allocates nor synchronizes, so it can be
+ * captured into a CUDA graph (CUREDUCE_TUNING_ON_FIRST_USE aside: it tunes on the caller's
+ * buffers and waits for the stream, once per size bucket). Each stream that launches a multi-block reduction is given one
  * slot on first use and keeps it until cureduce_release_stream() or cureduce_context_destroy().
  * Calls on different streams run concurrently; calls on one stream are ordered by the stream.
  *
