@@ -313,8 +313,12 @@ cureduce_status cureduce_tune_jobs(cureduce_context *context, const cureduce_tun
                                    const cureduce_tune_options *options, cureduce_tunedb *results) {
   CUREDUCE_FORWARD_IF_ERROR(check_jobs(jobs, job_count, options));
   *results = (cureduce_tunedb){0};
-  CUREDUCE_FORWARD_IF_ERROR(cureduce_tune_compile(jobs, job_count, options->quick, context->info.arch, &context->disk,
-                                                  &context->logger, 16, options));
+  /* A candidate that does not compile is left out when it is timed (logged there); only the
+   * default failing stops a bucket. */
+  if (cureduce_tune_compile(jobs, job_count, options->quick, context->info.arch, &context->disk, &context->logger, 16,
+                            options) != CUREDUCE_STATUS_OK)
+    cureduce_log(&context->logger, CUREDUCE_LOG_WARN, "%s; those candidates are left out",
+                 cureduce_last_error_detail());
   size_t element = 1;
   for (size_t j = 0; j < job_count; j++) {
     size_t size = cureduce_dtype_size(jobs[j].input);
