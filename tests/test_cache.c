@@ -1,10 +1,14 @@
 /* The on-disk kernel cache without a GPU: SHA-256, entry encoding, every kind of bad file as a
  * miss, stores and loads through a real folder, a read-only folder, a folder that is a file. */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -258,6 +262,102 @@ START_TEST(test_atomic_write_leaves_no_temporary) {
 }
 END_TEST
 
+/* Every .bin under the kernels folder decodes as a whole entry for `key`; returns how many. */
+static int count_valid_entries(const char *root, const cureduce_kernel_key *key) {
+  char folder[4096];
+  entry_path(root, key, 0, folder, sizeof folder);
+  *strrchr(folder, '/') = '\0';
+  DIR *dir = opendir(folder);
+  int valid = 0;
+  for (struct dirent *item; dir && (item = readdir(dir));) {
+    size_t length = strlen(item->d_name);
+    if (length < 4 || strcmp(item->d_name + length - 4, ".bin") != 0)
+      continue; /* a killed writer's temporary file is not an entry */
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", folder, item->d_name);
+    void *data;
+    size_t size;
+    cureduce_binary view;
+    int version;
+    ck_assert(cureduce_read_file(path, 64 << 20, &data, &size));
+    ck_assert_msg(cureduce_diskcache_decode(key, data, size, &view, &version), "%s is a half-written entry", path);
+    free(data);
+    valid++;
+  }
+  if (dir)
+    closedir(dir);
+  return valid;
+}
+
+/* A writer killed with SIGKILL at random moments of storing entries: the cache it leaves holds
+ * whole entries or none, never a half file, and the next process reads and writes it as usual. */
+START_TEST(test_writer_killed_mid_write) {
+  char *root = make_temporary_folder();
+  cureduce_kernel_key key;
+  cureduce_kernel_key_make("a kernel written while killed", 90, &key);
+  for (int round = 0; round < 12; round++) {
+    pid_t writer = fork();
+    if (writer == 0) {
+      cureduce_diskcache cache;
+      cureduce_diskcache_open(&cache, root, &counting);
+      for (int version = 1;; version = version % 5 + 1) { /* large entries, so kills land inside writes */
+        cureduce_binary binary = random_binary((size_t)(1 + version) << 20);
+        cureduce_diskcache_store(&cache, &key, 13000 + version, &binary);
+        free(binary.data);
+      }
+    }
+    struct timespec pause = {0, (long)cureduce_ref_random_range(2, 40) * 1000000};
+    nanosleep(&pause, NULL);
+    kill(writer, SIGKILL);
+    int status;
+    ck_assert_int_eq(waitpid(writer, &status, 0), writer);
+    count_valid_entries(root, &key);
+  }
+  cureduce_diskcache cache;
+  cureduce_diskcache_open(&cache, root, &counting);
+  cureduce_binary binary = random_binary(4096), loaded;
+  cureduce_diskcache_store(&cache, &key, 14000, &binary);
+  ck_assert(cureduce_diskcache_load(&cache, &key, &loaded) && loaded.size == 4096);
+  ck_assert_int_ge(count_valid_entries(root, &key), 1);
+  free(loaded.data);
+  free(binary.data);
+  cureduce_diskcache_close(&cache);
+  remove_tree(root);
+  free(root);
+}
+END_TEST
+
+/* A full disk, as RLIMIT_FSIZE makes it: the store fails with one warning, the kernel stays in
+ * memory, and no partial file is left behind. Forked: the limit stays in the child. */
+START_TEST(test_full_disk) {
+  char *root = make_temporary_folder();
+  pid_t child = fork();
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN); /* a write past the limit then fails with EFBIG instead of killing */
+    struct rlimit limit = {4096, 4096};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    warnings = 0;
+    cureduce_diskcache cache;
+    cureduce_diskcache_open(&cache, root, &counting);
+    cureduce_kernel_key key;
+    cureduce_kernel_key_make("a kernel for a full disk", 90, &key);
+    cureduce_binary big = random_binary(1 << 20), loaded;
+    cureduce_diskcache_store(&cache, &key, 13000, &big);
+    cureduce_diskcache_store(&cache, &key, 13000, &big);
+    bool missed = !cureduce_diskcache_load(&cache, &key, &loaded);
+    _exit(missed && warnings == 1 && count_valid_entries(root, &key) == 0 ? 0 : 1);
+  }
+  int status;
+  ck_assert_int_eq(waitpid(child, &status, 0), child);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "full disk: not one warning, or a file left behind");
+  char command[4200];
+  snprintf(command, sizeof command, "test -z \"$(find '%s' -type f)\"", root);
+  ck_assert_int_eq(system(command), 0);
+  remove_tree(root);
+  free(root);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("cache");
   TCase *cache = tcase_create("cache");
@@ -268,6 +368,8 @@ int main(void) {
   tcase_add_test(cache, test_folder_that_is_a_file);
   tcase_add_test(cache, test_cache_location_precedence);
   tcase_add_test(cache, test_atomic_write_leaves_no_temporary);
+  tcase_add_test(cache, test_writer_killed_mid_write);
+  tcase_add_test(cache, test_full_disk);
   suite_add_tcase(suite, cache);
   return harness_run(suite, false);
 }

@@ -1,8 +1,10 @@
 /* The tuning database without a GPU: round trip, another GPU's file, every corrupted byte and
  * every truncation, a read-only folder, and eight processes merging into one file at once. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -150,6 +152,48 @@ START_TEST(test_eight_processes_merge_at_once) {
 }
 END_TEST
 
+/* A tuner killed with SIGKILL while it holds the lock and writes: the lock dies with it (no
+ * deadlock), the file stays whole, and the next merge adds its records. */
+START_TEST(test_writer_killed_holding_the_lock) {
+  char *root = temporary_folder(), path[4096];
+  cureduce_tunedb_path(root, gpu, path, sizeof path);
+  for (int round = 0; round < 10; round++) {
+    pid_t writer = fork();
+    if (writer == 0)
+      for (int first = 0;; first = (first + 50) % 1000) {
+        cureduce_tunedb batch = some_records(50, first);
+        cureduce_tunedb_merge(path, gpu, &batch, &quiet);
+        cureduce_tunedb_free(&batch);
+      }
+    struct timespec pause = {0, (long)cureduce_ref_random_range(1, 20) * 1000000};
+    nanosleep(&pause, NULL);
+    kill(writer, SIGKILL);
+    int status;
+    ck_assert_int_eq(waitpid(writer, &status, 0), writer);
+    cureduce_tunedb read = {0};
+    void *data;
+    size_t size;
+    if (cureduce_read_file(path, 1 << 20, &data, &size)) {
+      ck_assert_int_eq(cureduce_tunedb_decode(gpu, data, size, &read), CUREDUCE_TUNEDB_VALID);
+      free(data);
+    }
+    cureduce_tunedb_free(&read);
+  }
+  cureduce_tunedb last = some_records(5, 5000);
+  ck_assert(cureduce_tunedb_merge(path, gpu, &last, &quiet) == CUREDUCE_STATUS_OK);
+  cureduce_tunedb read = {0};
+  cureduce_tunedb_read(path, gpu, &read, &quiet);
+  ck_assert(cureduce_tunedb_find(&read, (cureduce_op)last.records[4].op, (cureduce_dtype)last.records[4].input,
+                                 (cureduce_dtype)last.records[4].output, last.records[4].bucket));
+  cureduce_tunedb_free(&last);
+  cureduce_tunedb_free(&read);
+  char command[4200];
+  snprintf(command, sizeof command, "rm -rf '%s'", root);
+  ck_assert_int_eq(system(command), 0);
+  free(root);
+}
+END_TEST
+
 /* A folder that cannot be written: a clear status, and reading still works. The unprivileged
  * part runs in a child (root ignores permissions), so the parent can clean up. */
 START_TEST(test_read_only_folder) {
@@ -192,6 +236,7 @@ int main(void) {
   tcase_add_test(tunedb, test_every_corruption_and_truncation);
   tcase_add_test(tunedb, test_eight_processes_merge_at_once);
   tcase_add_test(tunedb, test_read_only_folder);
+  tcase_add_test(tunedb, test_writer_killed_holding_the_lock);
   suite_add_tcase(suite, tunedb);
   return harness_run(suite, false);
 }
