@@ -83,6 +83,8 @@ cureduce_status cureduce_fail(cureduce_status status, const char *file, int line
   if (!detail)
     return status;
   detail->length = 0;
+  if (detail->text) /* should the appends below find no memory, no stale message survives */
+    detail->text[0] = '\0';
   char head[512];
   const char *base = strrchr(file, '/');
   int head_length = snprintf(head, sizeof head, "%s: %s:%d: ", cureduce_status_name(status),
