@@ -7,16 +7,20 @@
 
 #include "cureduce/cureduce.h"
 
-#define CUREDUCE_DRIVER_ENTRIES(X)                                                                        \
-  X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) \
-  X(cuDeviceGetAttribute) X(cuDeviceGetName) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)              \
-  X(cuDevicePrimaryCtxRelease) X(cuCtxGetCurrent) X(cuCtxPushCurrent) X(cuCtxPopCurrent)                  \
-  X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncGetAttribute) X(cuLaunchKernel)    \
-  X(cuMemAlloc) X(cuMemFree) X(cuMemsetD8) X(cuMemsetD8Async) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD)             \
-  X(cuMemcpyDtoHAsync) X(cuPointerGetAttribute) X(cuStreamCreate) X(cuStreamDestroy)                      \
-  X(cuStreamSynchronize) X(cuStreamGetCtx) X(cuCtxSynchronize) X(cuEventCreate) X(cuEventDestroy)         \
-  X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime) X(cuStreamBeginCapture) X(cuStreamEndCapture)    \
-  X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphExecDestroy) X(cuGraphDestroy)
+/* The driver calls the library makes, then the ones its tools and tests make through the same
+ * table (events, graphs, copies), so that none of them links against libcuda either. */
+#define CUREDUCE_DRIVER_ENTRIES(X)                                                                      \
+  X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString)                                 \
+  X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetAttribute) X(cuDeviceGetName)                         \
+  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)                                              \
+  X(cuCtxGetCurrent) X(cuCtxPushCurrent) X(cuCtxPopCurrent) X(cuCtxSynchronize)                         \
+  X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)                        \
+  X(cuMemAlloc) X(cuMemFree) X(cuMemsetD8) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD)              \
+  X(cuMemcpyDtoHAsync) X(cuPointerGetAttribute)                                                         \
+  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                                           \
+  X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)       \
+  X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuGraphInstantiateWithFlags) X(cuGraphLaunch)         \
+  X(cuGraphExecDestroy) X(cuGraphDestroy)
 
 typedef struct cureduce_driver {
 #define CUREDUCE_DRIVER_MEMBER(name) __typeof__(&name) name;
