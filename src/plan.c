@@ -61,10 +61,20 @@ static cureduce_status make_plan(cureduce_context *context, cureduce_op op, cure
   return CUREDUCE_STATUS_OK;
 }
 
+static _Atomic(cureduce_plan *) *plan_slot(cureduce_context *context, cureduce_op op, cureduce_dtype input,
+                                          cureduce_dtype output, unsigned bucket) {
+  return &context->plans.slots[op][input][output != input][bucket];
+}
+
+const cureduce_plan *cureduce_plan_peek(cureduce_context *context, cureduce_op op, cureduce_dtype input,
+                                        cureduce_dtype output, size_t n) {
+  return atomic_load_explicit(plan_slot(context, op, input, output, cureduce_size_bucket(n)), memory_order_acquire);
+}
+
 cureduce_status cureduce_plan_get(cureduce_context *context, cureduce_op op, cureduce_dtype input,
                                   cureduce_dtype output, size_t n, const cureduce_plan **plan) {
   unsigned bucket = cureduce_size_bucket(n);
-  _Atomic(cureduce_plan *) *slot = &context->plans.slots[op][input][output != input][bucket];
+  _Atomic(cureduce_plan *) *slot = plan_slot(context, op, input, output, bucket);
   cureduce_plan *found = atomic_load_explicit(slot, memory_order_acquire);
   if (found) {
     *plan = found;

@@ -39,7 +39,11 @@ cureduce_spec cureduce_plan_strategy_spec(cureduce_strategy strategy, cureduce_o
 cureduce_status cureduce_plan_get(struct cureduce_context *context, cureduce_op op, cureduce_dtype input,
                                   cureduce_dtype output, size_t n, const cureduce_plan **plan);
 
-/* Whether the tuning database has a choice for the key. */
+/* The plan already made for the key, or NULL; lock-free. */
+const cureduce_plan *cureduce_plan_peek(struct cureduce_context *context, cureduce_op op, cureduce_dtype input,
+                                        cureduce_dtype output, size_t n);
+
+/* Whether the tuning database has a choice for the key (takes a lock: not for every call). */
 bool cureduce_plan_is_tuned(struct cureduce_context *context, cureduce_op op, cureduce_dtype input,
                             cureduce_dtype output, size_t n);
 

@@ -1,5 +1,6 @@
-/* The public entry points: validate, plan, launch. Nothing here allocates or synchronizes
- * once a plan exists, except cureduce_reduce_to_host's wait for its result. */
+/* The public entry points: validate, plan, launch. Nothing here allocates or synchronizes once
+ * a plan exists, except cureduce_reduce_to_host's wait for its result (and, before a bucket's
+ * plan exists, tuning on first use). */
 #include <stdint.h>
 
 #include "context.h"
@@ -73,6 +74,7 @@ static cureduce_status plan_and_launch(cureduce_context *context, cureduce_op op
                                        const void *input, size_t n, cureduce_dtype output_type, void *output,
                                        void *stream, CUdeviceptr slot) {
   if (context->tuning == CUREDUCE_TUNING_ON_FIRST_USE && n > 0 &&
+      !cureduce_plan_peek(context, op, input_type, output_type, n) &&
       !cureduce_plan_is_tuned(context, op, input_type, output_type, n)) {
     CUREDUCE_FORWARD_IF_ERROR(check_pointers(context, input, n, output, slot));
     cureduce_tune_job job = {op, input_type, output_type};
