@@ -1,7 +1,12 @@
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "context.h"
 #include "harness.h"
@@ -83,3 +88,36 @@ void harness_download(const harness_gpu *gpu, void *to, CUdeviceptr from, size_t
   ck_assert(gpu->cu->cuMemcpyDtoH(to, from, bytes) == CUDA_SUCCESS);
 }
 
+
+char *harness_temporary_folder(void) {
+  char *folder = strdup("/tmp/cureduce-test-XXXXXX");
+  if (folder && (!mkdtemp(folder) || chmod(folder, 0755) != 0)) {
+    free(folder);
+    folder = NULL;
+  }
+  return folder;
+}
+
+bool harness_remove_tree(char *folder) {
+  char command[512];
+  snprintf(command, sizeof command, "rm -rf '%s'", folder);
+  bool removed = system(command) == 0;
+  free(folder);
+  return removed;
+}
+
+bool harness_drop_privileges(void) { return geteuid() != 0 || (setgid(65534) == 0 && setuid(65534) == 0); }
+
+void harness_expect_child_success(pid_t child, const char *what) {
+  int status;
+  ck_assert_int_eq(waitpid(child, &status, 0), child);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", what);
+}
+
+void harness_kill_after_random_pause(pid_t child, int min_ms, int max_ms) {
+  struct timespec pause = {0, (long)cureduce_ref_random_range(min_ms, max_ms) * 1000000};
+  nanosleep(&pause, NULL);
+  kill(child, SIGKILL);
+  int status;
+  ck_assert_int_eq(waitpid(child, &status, 0), child);
+}

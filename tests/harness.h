@@ -6,6 +6,7 @@
 
 #include <check.h>
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,5 +31,18 @@ void harness_gpu_close(harness_gpu *gpu);
 CUdeviceptr harness_device_alloc(const harness_gpu *gpu, size_t bytes);
 void harness_upload(const harness_gpu *gpu, CUdeviceptr to, const void *from, size_t bytes);
 void harness_download(const harness_gpu *gpu, void *to, CUdeviceptr from, size_t bytes);
+
+/* ---- processes and folders, for the cache and fault tests -------------------------------- */
+/* A fresh folder under /tmp that an unprivileged user may enter (mode 0755), or NULL. */
+char *harness_temporary_folder(void);
+/* Removes the folder and everything below it, and frees its name; false if anything stayed. */
+bool harness_remove_tree(char *folder);
+/* In a forked child: as root, become nobody, since root ignores permissions; false on failure. */
+bool harness_drop_privileges(void);
+/* Waits for a forked child and fails the test, naming `what`, unless it exited with 0. */
+void harness_expect_child_success(pid_t child, const char *what);
+/* Lets a forked child run for a random min_ms to max_ms milliseconds, then kills it with
+ * SIGKILL and reaps it. */
+void harness_kill_after_random_pause(pid_t child, int min_ms, int max_ms);
 
 #endif

@@ -95,15 +95,9 @@ START_TEST(test_entry_round_trip_and_every_corruption) {
 END_TEST
 
 static char *make_temporary_folder(void) {
-  char *dir = strdup("/tmp/cureduce-cache-XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char *dir = harness_temporary_folder();
+  ck_assert_ptr_nonnull(dir);
   return dir;
-}
-
-static void remove_tree(const char *dir) {
-  char command[512];
-  snprintf(command, sizeof command, "rm -rf '%s'", dir);
-  ck_assert_int_eq(system(command), 0);
 }
 
 static void entry_path(const char *root, const cureduce_kernel_key *key, int version, char *path, size_t size) {
@@ -148,23 +142,12 @@ START_TEST(test_store_load_and_bad_files_on_disk) {
   ck_assert_int_eq(warnings, 0);
   cureduce_diskcache_close(&cache);
   free(binary.data);
-  remove_tree(root);
-  free(root);
+  ck_assert(harness_remove_tree(root));
 }
 END_TEST
 
-/* As root, permissions do not stop writes; this test runs in its own forked process, so it can
- * drop to an unprivileged user first. */
-static void become_unprivileged(void) {
-  if (geteuid() == 0) {
-    ck_assert_int_eq(setgid(65534), 0);
-    ck_assert_int_eq(setuid(65534), 0);
-  }
-}
-
 START_TEST(test_read_only_folder_reads_and_warns_once) {
   char *root = make_temporary_folder();
-  ck_assert_int_eq(chmod(root, 0755), 0);
   cureduce_diskcache cache;
   cureduce_diskcache_open(&cache, root, &counting);
   cureduce_kernel_key key, key2;
@@ -178,7 +161,8 @@ START_TEST(test_read_only_folder_reads_and_warns_once) {
   ck_assert_int_eq(chmod(kernels, 0555), 0);
   pid_t child = fork();
   if (child == 0) { /* the unprivileged part runs in a child, so the parent can clean up */
-    become_unprivileged();
+    if (!harness_drop_privileges())
+      _exit(2);
     warnings = 0;
     cureduce_diskcache_open(&cache, root, &counting);
     bool warm = cureduce_diskcache_load(&cache, &key, &loaded); /* a pre-warmed read-only cache is used */
@@ -187,12 +171,9 @@ START_TEST(test_read_only_folder_reads_and_warns_once) {
     bool cold = cureduce_diskcache_load(&cache, &key2, &loaded);
     _exit(warm && !cold && warnings == 1 ? 0 : 1);
   }
-  int status;
-  ck_assert_int_eq(waitpid(child, &status, 0), child);
-  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "read-only folder: not one warning, or a bad read");
+  harness_expect_child_success(child, "read-only folder: not one warning, or a bad read");
   free(binary.data);
-  remove_tree(root);
-  free(root);
+  ck_assert(harness_remove_tree(root));
 }
 END_TEST
 
@@ -214,8 +195,7 @@ START_TEST(test_folder_that_is_a_file) {
   ck_assert_int_eq(warnings, 1);
   cureduce_diskcache_close(&cache);
   free(binary.data);
-  remove_tree(root);
-  free(root);
+  ck_assert(harness_remove_tree(root));
 }
 END_TEST
 
@@ -257,8 +237,7 @@ START_TEST(test_atomic_write_leaves_no_temporary) {
   char command[4200];
   snprintf(command, sizeof command, "test $(ls -A '%s' | wc -l) -eq 1", root);
   ck_assert_int_eq(system(command), 0);
-  remove_tree(root);
-  free(root);
+  ck_assert(harness_remove_tree(root));
 }
 END_TEST
 
@@ -306,11 +285,7 @@ START_TEST(test_writer_killed_mid_write) {
         free(binary.data);
       }
     }
-    struct timespec pause = {0, (long)cureduce_ref_random_range(2, 40) * 1000000};
-    nanosleep(&pause, NULL);
-    kill(writer, SIGKILL);
-    int status;
-    ck_assert_int_eq(waitpid(writer, &status, 0), writer);
+    harness_kill_after_random_pause(writer, 2, 40);
     count_valid_entries(root, &key);
   }
   cureduce_diskcache cache;
@@ -322,8 +297,7 @@ START_TEST(test_writer_killed_mid_write) {
   free(loaded.data);
   free(binary.data);
   cureduce_diskcache_close(&cache);
-  remove_tree(root);
-  free(root);
+  ck_assert(harness_remove_tree(root));
 }
 END_TEST
 
@@ -347,14 +321,11 @@ START_TEST(test_full_disk) {
     bool missed = !cureduce_diskcache_load(&cache, &key, &loaded);
     _exit(missed && warnings == 1 && count_valid_entries(root, &key) == 0 ? 0 : 1);
   }
-  int status;
-  ck_assert_int_eq(waitpid(child, &status, 0), child);
-  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "full disk: not one warning, or a file left behind");
+  harness_expect_child_success(child, "full disk: not one warning, or a file left behind");
   char command[4200];
   snprintf(command, sizeof command, "test -z \"$(find '%s' -type f)\"", root);
   ck_assert_int_eq(system(command), 0);
-  remove_tree(root);
-  free(root);
+  ck_assert(harness_remove_tree(root));
 }
 END_TEST
 

@@ -142,8 +142,8 @@ END_TEST
 /* CUREDUCE_TEMPLATE_DIR replaces the embedded templates; a folder missing one is an error with
  * the path, never a silent fallback. Forked per test, since the override is read once. */
 START_TEST(test_template_dir_override) {
-  char dir[] = "/tmp/cureduce-templates-XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char *dir = harness_temporary_folder();
+  ck_assert_ptr_nonnull(dir);
   char path[256];
   const cureduce_template_set *embedded;
   ck_assert(cureduce_templates_get(&embedded) == CUREDUCE_STATUS_OK);
@@ -157,11 +157,7 @@ START_TEST(test_template_dir_override) {
   const cureduce_template_set *overridden;
   ck_assert(cureduce_templates_get(&overridden) == CUREDUCE_STATUS_OK);
   ck_assert(strncmp(cureduce_template_find(overridden, "common.cuh"), "// overridden\n", 14) == 0);
-  for (size_t i = 0; i < embedded->count; i++) {
-    snprintf(path, sizeof path, "%s/%s", dir, embedded->templates[i].name);
-    unlink(path);
-  }
-  rmdir(dir);
+  ck_assert(harness_remove_tree(dir));
 }
 END_TEST
 

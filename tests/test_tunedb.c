@@ -116,10 +116,24 @@ START_TEST(test_every_corruption_and_truncation) {
 END_TEST
 
 static char *temporary_folder(void) {
-  char *dir = strdup("/tmp/cureduce-tunedb-XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  ck_assert_int_eq(chmod(dir, 0755), 0);
+  char *dir = harness_temporary_folder();
+  ck_assert_ptr_nonnull(dir);
   return dir;
+}
+
+/* How many records the database file holds, failing the test unless the whole file is valid;
+ * 0 when there is no file yet. */
+static size_t valid_records_in(const char *path) {
+  void *data;
+  size_t size;
+  if (!cureduce_read_file(path, 1 << 20, &data, &size))
+    return 0;
+  cureduce_tunedb db = {0};
+  ck_assert_int_eq(cureduce_tunedb_decode(gpu, data, size, &db), CUREDUCE_TUNEDB_VALID);
+  size_t count = db.count;
+  free(data);
+  cureduce_tunedb_free(&db);
+  return count;
 }
 
 /* Eight processes merge 40 records each into one database at once: none is lost. */
@@ -132,23 +146,10 @@ START_TEST(test_eight_processes_merge_at_once) {
       cureduce_tunedb mine = some_records(40, 40 * c);
       _exit(cureduce_tunedb_merge(path, gpu, &mine, &quiet) == CUREDUCE_STATUS_OK ? 0 : 1);
     }
-  for (int c = 0; c < 8; c++) {
-    int status;
-    ck_assert_int_eq(waitpid(children[c], &status, 0), children[c]);
-    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  }
-  void *data;
-  size_t size;
-  ck_assert(cureduce_read_file(path, 1 << 20, &data, &size));
-  cureduce_tunedb all = {0};
-  ck_assert_int_eq(cureduce_tunedb_decode(gpu, data, size, &all), CUREDUCE_TUNEDB_VALID);
-  ck_assert_uint_eq(all.count, 320);
-  free(data);
-  cureduce_tunedb_free(&all);
-  char command[4200];
-  snprintf(command, sizeof command, "rm -rf '%s'", root);
-  ck_assert_int_eq(system(command), 0);
-  free(root);
+  for (int c = 0; c < 8; c++)
+    harness_expect_child_success(children[c], "a merging process failed");
+  ck_assert_uint_eq(valid_records_in(path), 320);
+  ck_assert(harness_remove_tree(root));
 }
 END_TEST
 
@@ -165,19 +166,8 @@ START_TEST(test_writer_killed_holding_the_lock) {
         cureduce_tunedb_merge(path, gpu, &batch, &quiet);
         cureduce_tunedb_free(&batch);
       }
-    struct timespec pause = {0, (long)cureduce_ref_random_range(1, 20) * 1000000};
-    nanosleep(&pause, NULL);
-    kill(writer, SIGKILL);
-    int status;
-    ck_assert_int_eq(waitpid(writer, &status, 0), writer);
-    cureduce_tunedb read = {0};
-    void *data;
-    size_t size;
-    if (cureduce_read_file(path, 1 << 20, &data, &size)) {
-      ck_assert_int_eq(cureduce_tunedb_decode(gpu, data, size, &read), CUREDUCE_TUNEDB_VALID);
-      free(data);
-    }
-    cureduce_tunedb_free(&read);
+    harness_kill_after_random_pause(writer, 1, 20);
+    valid_records_in(path);
   }
   cureduce_tunedb last = some_records(5, 5000);
   ck_assert(cureduce_tunedb_merge(path, gpu, &last, &quiet) == CUREDUCE_STATUS_OK);
@@ -187,10 +177,7 @@ START_TEST(test_writer_killed_holding_the_lock) {
                                  (cureduce_dtype)last.records[4].output, last.records[4].bucket));
   cureduce_tunedb_free(&last);
   cureduce_tunedb_free(&read);
-  char command[4200];
-  snprintf(command, sizeof command, "rm -rf '%s'", root);
-  ck_assert_int_eq(system(command), 0);
-  free(root);
+  ck_assert(harness_remove_tree(root));
 }
 END_TEST
 
@@ -207,7 +194,7 @@ START_TEST(test_read_only_folder) {
   ck_assert_int_eq(chmod(tuning, 0555), 0);
   pid_t child = fork();
   if (child == 0) {
-    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+    if (!harness_drop_privileges())
       _exit(2);
     cureduce_tunedb more = some_records(3, 10), read = {0};
     bool refused = cureduce_tunedb_merge(path, gpu, &more, &quiet) == CUREDUCE_STATUS_CACHE_IO;
@@ -217,13 +204,8 @@ START_TEST(test_read_only_folder) {
     cureduce_tunedb_free(&read);
     _exit(refused && readable ? 0 : 1);
   }
-  int status;
-  ck_assert_int_eq(waitpid(child, &status, 0), child);
-  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "read-only folder: not refused, or not readable");
-  char command[4200];
-  snprintf(command, sizeof command, "rm -rf '%s'", root);
-  ck_assert_int_eq(system(command), 0);
-  free(root);
+  harness_expect_child_success(child, "read-only folder: not refused, or not readable");
+  ck_assert(harness_remove_tree(root));
 }
 END_TEST
 
