@@ -41,31 +41,55 @@ static cureduce_spec candidate(const cureduce_tune_job *job, uint16_t block, uin
   return spec;
 }
 
-/* The candidates for n elements, the default first; those that launch the same grid as one
- * already kept are the same kernel run the same way, and are left out. */
-static size_t candidates_for(const cureduce_tune_job *job, size_t n, const cureduce_device_info *device, bool quick,
-                             cureduce_spec *out, size_t max) {
+/* Where a bucket is measured: n[0], the size it is tuned at, and n[1], its smallest size, unless
+ * its calls stream from memory, where the whole bucket behaves alike. A choice made for the
+ * upper part of a bucket alone can lose to the default at its lower edge (seen on the H200: max
+ * f32 at n = 4096), so a candidate must beat the default at both. */
+typedef struct bucket_points {
+  size_t n[2];
+  int count;
+} bucket_points;
+
+static bool streams_from_memory(const cureduce_tune_job *job, size_t n) {
+  return n * cureduce_dtype_size(job->input) >= ((size_t)256 << 20);
+}
+
+/* Keeps spec unless one already kept launches the same grids: that is the same kernel run the
+ * same way. */
+typedef struct candidate_list {
+  cureduce_spec *specs;
+  size_t count, max;
+  unsigned grids[64][2];
+} candidate_list;
+
+static void keep_if_new(candidate_list *list, const cureduce_spec *spec, const bucket_points *points, int sm_count) {
+  if (list->count >= list->max || list->count >= 64)
+    return;
+  unsigned *grids = list->grids[list->count];
+  for (int p = 0; p < points->count; p++)
+    grids[p] = cureduce_grid_for(spec, sm_count, points->n[p], true);
+  for (size_t i = 0; i < list->count; i++)
+    if (list->specs[i].block == spec->block && list->specs[i].unroll == spec->unroll &&
+        memcmp(list->grids[i], grids, sizeof *grids * (size_t)points->count) == 0)
+      return;
+  list->specs[list->count++] = *spec;
+}
+
+/* The candidates for the bucket, the default first. */
+static size_t candidates_for(const cureduce_tune_job *job, const bucket_points *points,
+                             const cureduce_device_info *device, bool quick, cureduce_spec *out, size_t max) {
   space s = candidate_space(quick);
-  size_t count = 0;
-  unsigned grids[64];
-  out[count] = cureduce_plan_default_spec(job->op, job->input, job->output, device->max_threads_per_sm);
-  grids[count++] = cureduce_grid_for(&out[0], device->sm_count, n, true);
+  candidate_list list = {.specs = out, .max = max};
+  cureduce_spec spec = cureduce_plan_default_spec(job->op, job->input, job->output, device->max_threads_per_sm);
+  keep_if_new(&list, &spec, points, device->sm_count);
   for (size_t b = 0; b < s.block_count; b++)
     for (size_t u = 0; u < s.unroll_count; u++)
-      for (size_t p = 0; p < s.per_sm_count && count < max; p++) {
-        if (s.blocks[b] * s.per_sm[p] > device->max_threads_per_sm)
-          continue;
-        cureduce_spec spec = candidate(job, s.blocks[b], s.unrolls[u], s.per_sm[p]);
-        unsigned grid = cureduce_grid_for(&spec, device->sm_count, n, true);
-        bool seen = false;
-        for (size_t i = 0; i < count && !seen; i++)
-          seen = out[i].block == spec.block && out[i].unroll == spec.unroll && grids[i] == grid;
-        if (!seen) {
-          grids[count] = grid;
-          out[count++] = spec;
+      for (size_t p = 0; p < s.per_sm_count; p++)
+        if (s.blocks[b] * s.per_sm[p] <= device->max_threads_per_sm) {
+          spec = candidate(job, s.blocks[b], s.unrolls[u], s.per_sm[p]);
+          keep_if_new(&list, &spec, points, device->sm_count);
         }
-      }
-  return count;
+  return list.count;
 }
 
 /* ---- compiling in parallel ------------------------------------------------------------------ */
@@ -168,87 +192,149 @@ cureduce_status cureduce_tune_compile(const cureduce_tune_job *jobs, size_t job_
 
 /* ---- timing ---------------------------------------------------------------------------------- */
 
+/* Calls are queued back to back between events and waited for once: each call is timed from the
+ * event before it to the one after it. A bucket costs a few round trips to the device rather
+ * than one per call, and the host's launch latency, the same for every candidate, stays out. */
+enum { MOST_REPS = 16 };
+
 typedef struct bench_state {
   cureduce_context *context;
   CUstream stream;
-  CUevent start, stop;
+  CUevent marks[MOST_REPS + 1];
   CUdeviceptr input, output, slot;
 } bench_state;
+
+/* How hard a bucket is measured. Past a quarter of a gigabyte a call streams from memory for
+ * tens of microseconds or more and varies by well under a percent, so fewer calls tell the
+ * candidates apart, and they are where the tuning time goes. */
+typedef struct timing_plan {
+  int first_reps, final_reps, finalists; /* finalists: the default and the best others */
+  bool warm_up;
+} timing_plan;
+
+static timing_plan plan_timing(const cureduce_tune_job *job, size_t n, bool quick) {
+  if (streams_from_memory(job, n))
+    return (timing_plan){1, quick ? 2 : 3, quick ? 2 : 4, false};
+  return (timing_plan){3, quick ? 4 : 9, quick ? 2 : 4, true};
+}
+
+static cureduce_status create_marks(bench_state *b) {
+  for (int i = 0; i <= MOST_REPS; i++)
+    CUREDUCE_CU(b->context->driver->cuEventCreate(&b->marks[i], 0));
+  return CUREDUCE_STATUS_OK;
+}
+
+static void destroy_marks(bench_state *b) {
+  for (int i = 0; i <= MOST_REPS; i++)
+    if (b->marks[i])
+      b->context->driver->cuEventDestroy(b->marks[i]);
+}
 
 static int compare_doubles(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
-/* Median of `reps` event-timed calls of spec over n elements, after a warm-up call. */
-static cureduce_status time_spec(bench_state *b, const cureduce_spec *spec, size_t n, int reps, double *median_us) {
+/* Median of `reps` queued calls of spec over n elements, after a warm-up call if asked. */
+static cureduce_status time_spec(bench_state *b, const cureduce_spec *spec, size_t n, int reps, bool warm_up,
+                                 double *median_us) {
   const cureduce_driver *cu = b->context->driver;
   cureduce_kernel kernel;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_kcache_get(&b->context->kernels, spec, &kernel));
   cureduce_run run = {b->input, n, b->output, b->stream, b->slot, 0};
-  double times[64];
-  reps = reps > 64 ? 64 : reps;
-  for (int i = -1; i < reps; i++) {
-    CUREDUCE_CU(cu->cuEventRecord(b->start, b->stream));
-    CUREDUCE_FORWARD_IF_ERROR(cureduce_execute(cu, spec, &kernel, b->context->info.sm_count, &run));
-    CUREDUCE_CU(cu->cuEventRecord(b->stop, b->stream));
-    CUREDUCE_CU(cu->cuEventSynchronize(b->stop));
+  int sm_count = b->context->info.sm_count;
+  reps = reps > MOST_REPS ? MOST_REPS : reps;
+  if (warm_up)
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_execute(cu, spec, &kernel, sm_count, &run));
+  CUREDUCE_CU(cu->cuEventRecord(b->marks[0], b->stream));
+  for (int i = 0; i < reps; i++) {
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_execute(cu, spec, &kernel, sm_count, &run));
+    CUREDUCE_CU(cu->cuEventRecord(b->marks[i + 1], b->stream));
+  }
+  CUREDUCE_CU(cu->cuEventSynchronize(b->marks[reps]));
+  double times[MOST_REPS];
+  for (int i = 0; i < reps; i++) {
     float ms;
-    CUREDUCE_CU(cu->cuEventElapsedTime(&ms, b->start, b->stop));
-    if (i >= 0)
-      times[i] = 1000.0 * ms;
+    CUREDUCE_CU(cu->cuEventElapsedTime(&ms, b->marks[i], b->marks[i + 1]));
+    times[i] = 1000.0 * ms;
   }
   qsort(times, (size_t)reps, sizeof times[0], compare_doubles);
   *median_us = times[reps / 2];
   return CUREDUCE_STATUS_OK;
 }
 
+/* The spec's median at each point of the bucket. */
+static cureduce_status time_at_points(bench_state *b, const cureduce_spec *spec, const bucket_points *points, int reps,
+                                      bool warm_up, double *times) {
+  for (int p = 0; p < points->count; p++)
+    CUREDUCE_FORWARD_IF_ERROR(time_spec(b, spec, points->n[p], reps, warm_up, &times[p]));
+  return CUREDUCE_STATUS_OK;
+}
+
+/* A candidate's score: its worst time over the default's at the same point (the default's is 1). */
+static double worst_ratio(const double *times, const double *default_times, int count) {
+  double worst = 0;
+  for (int p = 0; p < count; p++)
+    worst = times[p] / default_times[p] > worst ? times[p] / default_times[p] : worst;
+  return worst;
+}
+
 /* One bucket: a first round over every candidate, then the best three and the default again,
- * with more calls, in alternating order. The default wins unless another is faster in the
- * second round. A candidate that fails to launch is logged and left out. */
-static cureduce_status tune_bucket(bench_state *b, const cureduce_tune_job *job, size_t n, unsigned bucket,
-                                   bool quick, cureduce_tune_record *record) {
+ * with more calls, in alternating order. The default wins unless another scores below 1 in the
+ * second round, that is, is faster at every point. A candidate that fails to launch is logged
+ * and left out. */
+static cureduce_status tune_bucket(bench_state *b, const cureduce_tune_job *job, const bucket_points *points,
+                                   unsigned bucket, bool quick, cureduce_tune_record *record) {
   cureduce_spec specs[64];
-  size_t count = candidates_for(job, n, &b->context->info, quick, specs, 64);
-  double first[64];
+  size_t count = candidates_for(job, points, &b->context->info, quick, specs, 64);
+  double first_times[64][2], first[64];
   size_t order[64];
+  timing_plan timing = plan_timing(job, points->n[0], quick);
   for (size_t i = 0; i < count; i++) {
     order[i] = i;
-    if (time_spec(b, &specs[i], n, 3, &first[i]) != CUREDUCE_STATUS_OK) {
+    if (time_at_points(b, &specs[i], points, timing.first_reps, timing.warm_up, first_times[i]) !=
+        CUREDUCE_STATUS_OK) {
+      CUREDUCE_RETURN_ERROR_IF(i == 0, CUDA_ERROR, "the default kernel failed to run: %s",
+                               cureduce_last_error_detail());
       char text[CUREDUCE_SPEC_TEXT_MAX];
       cureduce_spec_format(&specs[i], text);
       cureduce_log(&b->context->logger, CUREDUCE_LOG_WARN, "candidate %s left out: %s", text,
                    cureduce_last_error_detail());
       first[i] = 1e30;
+      continue;
     }
+    first[i] = worst_ratio(first_times[i], first_times[0], points->count);
   }
-  for (size_t i = 1; i < count; i++) /* order by first-round time */
+  for (size_t i = 1; i < count; i++) /* order by first-round score */
     for (size_t j = i; j > 0 && first[order[j]] < first[order[j - 1]]; j--) {
       size_t swap = order[j];
       order[j] = order[j - 1];
       order[j - 1] = swap;
     }
-  CUREDUCE_RETURN_ERROR_IF(first[0] >= 1e30, CUDA_ERROR, "the default kernel failed to run: %s",
-                           cureduce_last_error_detail());
-  size_t finalists[4] = {0}, finalist_count = 1, most = quick ? 2 : 4; /* the default, then the best others */
-  for (size_t i = 0; i < count && finalist_count < most; i++)
+  size_t finalists[4] = {0}, finalist_count = 1; /* the default, then the best others */
+  for (size_t i = 0; i < count && finalist_count < (size_t)timing.finalists; i++)
     if (order[i] != 0 && first[order[i]] < 1e30)
       finalists[finalist_count++] = order[i];
-  double second[4] = {0};
-  int reps = quick ? 4 : 9;
+  double second[4][2];
   for (int round = 0; round < 2; round++)
     for (size_t f = 0; f < finalist_count; f++) {
       size_t k = round ? finalist_count - 1 - f : f;
-      double median;
-      CUREDUCE_FORWARD_IF_ERROR(time_spec(b, &specs[finalists[k]], n, reps, &median));
-      second[k] = round ? (second[k] < median ? second[k] : median) : median;
+      double times[2];
+      CUREDUCE_FORWARD_IF_ERROR(
+          time_at_points(b, &specs[finalists[k]], points, timing.final_reps, timing.warm_up, times));
+      for (int p = 0; p < points->count; p++)
+        second[k][p] = round == 0 || times[p] < second[k][p] ? times[p] : second[k][p];
     }
   size_t best = 0;
-  for (size_t f = 1; f < finalist_count; f++)
-    if (second[f] < second[best])
-      best = f;
+  double best_score = 1;
+  for (size_t f = 1; f < finalist_count; f++) {
+    double score = worst_ratio(second[f], second[0], points->count);
+    if (score < best_score)
+      best = f, best_score = score;
+  }
   *record = (cureduce_tune_record){.op = job->op, .input = job->input, .output = job->output, .bucket = (uint8_t)bucket,
-                                   .spec = specs[finalists[best]], .time_us = second[best], .default_us = second[0]};
+                                   .spec = specs[finalists[best]], .time_us = second[best][0],
+                                   .default_us = second[0][0]};
   int nvrtc_version = 0;
   cureduce_nvrtc_version(&nvrtc_version);
   record->nvrtc_version = (uint32_t)nvrtc_version;
@@ -261,7 +347,9 @@ size_t cureduce_tune_bucket_size(unsigned bucket, size_t min_n, size_t max_n) {
 }
 
 /* Random bytes over the whole buffer: a 16 MiB random block uploaded once, then doubled on the
- * device copy by copy (uploading gigabytes would take seconds of the tuning budget). */
+ * device copy by copy (uploading gigabytes would take seconds of the tuning budget). Waits for
+ * the copies: they run on the legacy stream, and the timed calls on the tuner's own stream
+ * would not wait for them. */
 static cureduce_status fill_random(const cureduce_driver *cu, CUdeviceptr buffer, size_t bytes) {
   size_t block = (size_t)16 << 20;
   block = block < bytes ? block : bytes;
@@ -278,6 +366,8 @@ static cureduce_status fill_random(const cureduce_driver *cu, CUdeviceptr buffer
     status = cureduce_driver_check(
         cu->cuMemcpyDtoD(buffer + filled, buffer, bytes - filled < filled ? bytes - filled : filled), "cuMemcpyDtoD",
         __FILE__, __LINE__);
+  if (status == CUREDUCE_STATUS_OK)
+    status = cureduce_driver_check(cu->cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);
   return status;
 }
 
@@ -288,12 +378,15 @@ static cureduce_status tune_all(bench_state *b, const cureduce_tune_job *jobs, s
   for (size_t j = 0; j < job_count; j++)
     for (unsigned bucket = first; bucket <= last; bucket++) {
       size_t n = cureduce_tune_bucket_size(bucket, options->min_n, options->max_n);
+      size_t bottom = bucket < 2 ? bucket : (size_t)1 << (bucket - 1);
+      bottom = bottom < options->min_n ? options->min_n : bottom;
+      bucket_points points = {{n, bottom}, bottom < n && !streams_from_memory(&jobs[j], n) ? 2 : 1};
       char what[96];
       snprintf(what, sizeof what, "%s %s->%s n=%zu", cureduce_op_name(jobs[j].op), cureduce_dtype_name(jobs[j].input),
                cureduce_dtype_name(jobs[j].output), n);
       report(options, done++, total, what);
       cureduce_tune_record record;
-      CUREDUCE_FORWARD_IF_ERROR(tune_bucket(b, &jobs[j], n, bucket, options->quick, &record));
+      CUREDUCE_FORWARD_IF_ERROR(tune_bucket(b, &jobs[j], &points, bucket, options->quick, &record));
       CUREDUCE_RETURN_ERROR_IF(!cureduce_tunedb_put(results, &record), OUT_OF_MEMORY, "no memory for a record");
     }
   report(options, total, total, "tuned");
@@ -332,9 +425,7 @@ cureduce_status cureduce_tune_jobs(cureduce_context *context, const cureduce_tun
   cureduce_status status =
       cureduce_driver_check(cu->cuStreamCreate(&b.stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate", __FILE__, __LINE__);
   if (status == CUREDUCE_STATUS_OK)
-    status = cureduce_driver_check(cu->cuEventCreate(&b.start, 0), "cuEventCreate", __FILE__, __LINE__);
-  if (status == CUREDUCE_STATUS_OK)
-    status = cureduce_driver_check(cu->cuEventCreate(&b.stop, 0), "cuEventCreate", __FILE__, __LINE__);
+    status = create_marks(&b);
   if (status == CUREDUCE_STATUS_OK)
     status = cureduce_driver_check(cu->cuMemAlloc(&b.input, bytes), "cuMemAlloc (tuning data)", __FILE__, __LINE__);
   if (status == CUREDUCE_STATUS_OK)
@@ -350,10 +441,7 @@ cureduce_status cureduce_tune_jobs(cureduce_context *context, const cureduce_tun
     cureduce_workspace_release(&context->workspace, b.stream);
     cu->cuStreamDestroy(b.stream);
   }
-  if (b.start)
-    cu->cuEventDestroy(b.start);
-  if (b.stop)
-    cu->cuEventDestroy(b.stop);
+  destroy_marks(&b);
   if (b.input)
     cu->cuMemFree(b.input);
   if (b.output)
@@ -372,17 +460,11 @@ cureduce_status cureduce_tune_in_place(cureduce_context *context, const cureduce
   bench_state b = {.context = context, .stream = stream, .input = input, .output = output};
   CUREDUCE_CU(cu->cuStreamSynchronize(stream)); /* the caller's input must be ready */
   CUREDUCE_FORWARD_IF_ERROR(cureduce_workspace_slot(&context->workspace, stream, &b.slot));
-  cureduce_status status =
-      cureduce_driver_check(cu->cuEventCreate(&b.start, 0), "cuEventCreate", __FILE__, __LINE__);
-  if (status == CUREDUCE_STATUS_OK)
-    status = cureduce_driver_check(cu->cuEventCreate(&b.stop, 0), "cuEventCreate", __FILE__, __LINE__);
+  cureduce_status status = create_marks(&b);
   cureduce_tune_record record;
   if (status == CUREDUCE_STATUS_OK)
-    status = tune_bucket(&b, job, n, cureduce_size_bucket(n), true, &record);
-  if (b.start)
-    cu->cuEventDestroy(b.start);
-  if (b.stop)
-    cu->cuEventDestroy(b.stop);
+    status = tune_bucket(&b, job, &(bucket_points){{n, n}, 1}, cureduce_size_bucket(n), true, &record);
+  destroy_marks(&b);
   CUREDUCE_FORWARD_IF_ERROR(status);
   cureduce_tunedb one = {&record, 1, 1};
   return cureduce_context_adopt_tuning(context, &one);

@@ -5,10 +5,16 @@
  * Candidates (tuning space 1): the single-pass strategy with 16-byte loads, blocks of 128, 256 or
  * 512 threads, 1, 2, 4 or 8 loads in flight, and 4, 8 or 16 blocks per SM within the SM's
  * threads; the quick space keeps 256 threads, 2 or 4 loads and 4 or 8 blocks per SM. Within a
- * bucket, candidates that launch the same grid for its size are one candidate. Timing, after a
- * warm-up call each: every candidate's median of 3 event-timed calls; then the default and the
- * best three others (quick: one) again, twice in alternating order, median of 9 (quick: 4), the
- * better of the two rounds kept. The default wins unless another is faster there. */
+ * bucket, candidates that launch the same grids for its sizes are one candidate. Each bucket is
+ * measured at the size it is tuned at (three quarters of its top) and at its smallest size, and a
+ * candidate scores its worst time over the default's at those points; a bucket whose input
+ * reaches 256 MiB streams from memory alike throughout and is measured at the first point only.
+ * Timing: every candidate's median of 3 calls; then the default and the best three others
+ * (quick: one) again, twice in alternating order, median of 9 (quick: 4), the better of the two
+ * rounds kept. Streaming buckets take 1 call a candidate and a median of 3 (quick: 2), with no
+ * warm-up call: those calls last tens of microseconds or more and vary by far less than a
+ * percent. Calls are queued back to back and timed between events (see tune.c). The default
+ * wins unless another scores below 1 in the second round: faster at every point. */
 #ifndef CUREDUCE_TUNE_H
 #define CUREDUCE_TUNE_H
 
