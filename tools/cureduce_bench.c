@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "compiler.h"
 #include "context.h"
@@ -15,6 +16,7 @@
 #include "reduce.h"
 #include "reference.h"
 #include "templates.h"
+#include "workspace.h"
 #ifdef CUREDUCE_HAVE_CUB
 #include "cub_baseline.h"
 #endif
@@ -34,19 +36,25 @@ static void usage(FILE *out) {
         "  --sizes LIST      element counts, e.g. 2^20,1000000\n"
         "  --reps N          timed calls per figure, median taken (default 200)\n"
         "  --csv             comma-separated rows instead of the table\n"
+        "  --json            one JSON object instead of the table\n"
         "  --device N        CUDA device ordinal (default 0)\n"
         "  -h, --help        this text\n"
         "\n"
         "Columns: us, the median of event-timed single calls; b2b us, the mean of calls enqueued\n"
         "back to back; GB/s and %ceil from the median; CUB us and CUB/cr, CUB's median over\n"
-        "cureduce's. Inputs are random and stay hot in L2 when they fit (60 MB on an H200).\n",
+        "cureduce's. Inputs are random and stay hot in L2 when they fit (60 MB on an H200).\n"
+        "The comparison ends with the host overhead: the CPU time to enqueue one cureduce_reduce\n"
+        "against one bare cuLaunchKernel of the same kernel and grid.\n",
         out);
 }
 
 enum { max_list = 32 };
 
+typedef enum format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON } format;
+
 typedef struct options {
-  bool ladder, csv;
+  bool ladder;
+  format format;
   int device, reps;
   int ops[max_list], op_count;
   int types[max_list], type_count;
@@ -92,14 +100,16 @@ static int parse_options(int argc, char **argv, options *o) {
       {"ladder", no_argument, NULL, 'l'},      {"ops", required_argument, NULL, 'o'},
       {"types", required_argument, NULL, 't'}, {"all", no_argument, NULL, 'a'},
       {"sizes", required_argument, NULL, 's'}, {"reps", required_argument, NULL, 'r'},
-      {"csv", no_argument, NULL, 'c'},         {"device", required_argument, NULL, 'd'},
-      {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
+      {"csv", no_argument, NULL, 'c'},         {"json", no_argument, NULL, 'j'},
+      {"device", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
   *o = (options){.reps = 200, .op_count = 0, .type_count = 0, .size_count = 0};
   bool ok = true;
   for (int c; ok && (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1;) {
     switch (c) {
     case 'l': o->ladder = true; break;
-    case 'c': o->csv = true; break;
+    case 'c': o->format = FORMAT_CSV; break;
+    case 'j': o->format = FORMAT_JSON; break;
     case 'o': ok = parse_list(optarg, parse_op_item, o->ops, &o->op_count); break;
     case 't': ok = parse_list(optarg, parse_type_item, o->types, &o->type_count); break;
     case 's': ok = parse_list(optarg, parse_size_item, o->sizes, &o->size_count); break;
@@ -113,8 +123,9 @@ static int parse_options(int argc, char **argv, options *o) {
     default: ok = false;
     }
   }
+  ok = ok && !(o->ladder && o->format == FORMAT_JSON);
   if (!ok || optind < argc) {
-    fprintf(stderr, "cureduce-bench: bad option or value (--help lists them)\n");
+    fprintf(stderr, "cureduce-bench: bad option or value, or --json with --ladder (--help lists them)\n");
     return 2;
   }
   if (!o->op_count)
@@ -310,18 +321,37 @@ static double measure_ceiling(bench *b, int reps) {
 
 static double gbps(size_t bytes, double us) { return us > 0 ? (double)bytes / (us * 1e-6) / 1e9 : 0; }
 
+/* The clocks the driver reports (the maxima; nvidia-smi shows the current ones). */
+static void device_clocks(const bench *b, int *sm_mhz, int *memory_mhz) {
+  int sm_khz = 0, memory_khz = 0;
+  b->cu->cuDeviceGetAttribute(&sm_khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, b->context->device);
+  b->cu->cuDeviceGetAttribute(&memory_khz, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, b->context->device);
+  *sm_mhz = sm_khz / 1000;
+  *memory_mhz = memory_khz / 1000;
+}
+
 static void print_header(const options *o, const bench *b) {
   char version[32] = "n/a";
 #ifdef CUREDUCE_HAVE_CUB
   int v = cureduce_cub_version();
   snprintf(version, sizeof version, "%d.%d.%d", v / 100000, v / 100 % 1000, v % 100);
 #endif
-  int driver = 0;
+  int driver = 0, nvrtc = 0, sm_mhz, memory_mhz;
   b->cu->cuDriverGetVersion(&driver);
-  int nvrtc = 0;
   cureduce_nvrtc_version(&nvrtc);
-  printf("# %s, sm_%d, %d SMs; CUDA driver %d.%d, NVRTC %d.%d, CUB %s; cureduce %s\n", b->context->info.name,
-         b->context->info.arch, b->context->info.sm_count, driver / 1000, driver % 1000 / 10, nvrtc / 1000,
+  device_clocks(b, &sm_mhz, &memory_mhz);
+  const cureduce_device_info *d = &b->context->info;
+  if (o->format == FORMAT_JSON) {
+    printf("{\"gpu\": \"%s\", \"arch\": %d, \"sms\": %d, \"driver\": \"%d.%d\", \"nvrtc\": \"%d.%d\", "
+           "\"cub\": \"%s\", \"cureduce\": \"%s\", \"max_sm_mhz\": %d, \"max_memory_mhz\": %d, "
+           "\"read_ceiling_gbps\": %.1f, \"reps\": %d, \"l2\": \"hot when the input fits\",\n \"rows\": [",
+           d->name, d->arch, d->sm_count, driver / 1000, driver % 1000 / 10, nvrtc / 1000, nvrtc % 1000 / 10, version,
+           cureduce_version_string(), sm_mhz, memory_mhz, b->ceiling_gbps, o->reps);
+    return;
+  }
+  printf("# %s, sm_%d, %d SMs, clocks up to %d MHz (SM) and %d MHz (memory); CUDA driver %d.%d, NVRTC %d.%d, "
+         "CUB %s; cureduce %s\n",
+         d->name, d->arch, d->sm_count, sm_mhz, memory_mhz, driver / 1000, driver % 1000 / 10, nvrtc / 1000,
          nvrtc % 1000 / 10, version, cureduce_version_string());
   printf("# read ceiling (16-byte loads, %.2f GB buffer): %.0f GB/s; median of %d; L2 hot when the input fits\n",
          (double)b->input_bytes / 1e9, b->ceiling_gbps, o->reps);
@@ -332,16 +362,53 @@ static int compare_floats_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static double ratio_or_nan(double cub_us, double us) { return cub_us > 0 ? cub_us / us : NAN; }
+/* One row of the comparison. */
+typedef struct row {
+  const call *c;
+  double us, b2b_us, cub_us; /* cub_us 0: no CUB figure */
+  const char *checked;
+} row;
 
-static int run_comparison(const options *o, bench *b, bool have_cub) {
-  if (o->csv)
+static void print_row(const options *o, const bench *b, const row *r, bool first) {
+  size_t bytes = r->c->n * cureduce_dtype_size(r->c->input);
+  double rate = gbps(bytes, r->us), ceiling = 100 * rate / b->ceiling_gbps;
+  double ratio = r->cub_us > 0 ? r->cub_us / r->us : NAN;
+  const char *op = cureduce_op_name(r->c->op), *type = cureduce_dtype_name(r->c->input);
+  switch (o->format) {
+  case FORMAT_TABLE:
+    printf("%-6s %-5s %12zu %9.2f %9.2f %8.1f %6.1f %9.2f %8.3f %6s\n", op, type, r->c->n, r->us, r->b2b_us, rate,
+           ceiling, r->cub_us, ratio, r->checked);
+    break;
+  case FORMAT_CSV:
+    printf("%s,%s,%zu,%.2f,%.2f,%.1f,%.1f,%.2f,%.3f,%s\n", op, type, r->c->n, r->us, r->b2b_us, rate, ceiling, r->cub_us,
+           ratio, r->checked);
+    break;
+  case FORMAT_JSON: {
+    char cub[32] = "null", cub_ratio[32] = "null";
+    if (r->cub_us > 0) {
+      snprintf(cub, sizeof cub, "%.2f", r->cub_us);
+      snprintf(cub_ratio, sizeof cub_ratio, "%.3f", ratio);
+    }
+    printf("%s\n  {\"op\": \"%s\", \"type\": \"%s\", \"n\": %zu, \"us\": %.2f, \"b2b_us\": %.2f, \"gbps\": %.1f, "
+           "\"pct_ceiling\": %.1f, \"cub_us\": %s, \"cub_over_cureduce\": %s, \"checked\": \"%s\"}",
+           first ? "" : ",", op, type, r->c->n, r->us, r->b2b_us, rate, ceiling, cub, cub_ratio, r->checked);
+    break;
+  }
+  }
+  fflush(stdout);
+}
+
+static void print_comparison_header(const options *o) {
+  if (o->format == FORMAT_CSV)
     printf("op,type,n,us,b2b_us,gbps,pct_ceiling,cub_us,cub_over_cureduce,checked\n");
-  else
+  else if (o->format == FORMAT_TABLE)
     printf("%-6s %-5s %12s %9s %9s %8s %6s %9s %8s %6s\n", "op", "type", "n", "us", "b2b us", "GB/s", "%ceil",
            "CUB us", "CUB/cr", "check");
-  double ratios[max_list * max_list * max_list];
-  int ratio_count = 0;
+}
+
+/* Times every (type, op, size) of the run against CUB; returns the CUB/cureduce ratios. */
+static int compare_all(const options *o, bench *b, bool have_cub, double *ratios) {
+  int ratio_count = 0, rows = 0;
   for (int t = 0; t < o->type_count; t++) {
     fill_input(b, (cureduce_dtype)o->types[t]);
     for (int p = 0; p < o->op_count; p++)
@@ -350,29 +417,123 @@ static int run_comparison(const options *o, bench *b, bool have_cub) {
         cureduce_dtype type = (cureduce_dtype)o->types[t], output;
         cureduce_accumulator_type(op, type, &output);
         call c = {CALL_LIBRARY, op, type, output, o->sizes[s], {0}};
-        size_t bytes = c.n * cureduce_dtype_size(type);
-        if (bytes > b->input_bytes)
+        if (c.n * cureduce_dtype_size(type) > b->input_bytes)
           continue;
-        const char *checked = verify(b, &c, have_cub && op != CUREDUCE_OP_PROD && !cureduce_op_is_arg(op));
-        double us = time_median(b, &c, o->reps), b2b = time_back_to_back(b, &c, o->reps), cub_us = 0;
-        if (have_cub && op != CUREDUCE_OP_PROD && !cureduce_op_is_arg(op)) {
+        bool cub_covers = have_cub && op != CUREDUCE_OP_PROD && !cureduce_op_is_arg(op);
+        row r = {&c, 0, 0, 0, verify(b, &c, cub_covers)};
+        r.us = time_median(b, &c, o->reps);
+        r.b2b_us = time_back_to_back(b, &c, o->reps);
+        if (cub_covers) {
           call cub = c;
           cub.kind = CALL_CUB;
-          cub_us = time_median(b, &cub, o->reps);
-          ratios[ratio_count++] = cub_us / us;
+          r.cub_us = time_median(b, &cub, o->reps);
+          ratios[ratio_count++] = r.cub_us / r.us;
         }
-        double rate = gbps(bytes, us), ratio = ratio_or_nan(cub_us, us);
-        if (o->csv)
-          printf("%s,%s,%zu,%.2f,%.2f,%.1f,%.1f,%.2f,%.3f,%s\n", cureduce_op_name(op), cureduce_dtype_name(type), c.n, us,
-                 b2b, rate, 100 * rate / b->ceiling_gbps, cub_us, ratio, checked);
-        else
-          printf("%-6s %-5s %12zu %9.2f %9.2f %8.1f %6.1f %9.2f %8.3f %6s\n", cureduce_op_name(op),
-                 cureduce_dtype_name(type), c.n, us, b2b, rate, 100 * rate / b->ceiling_gbps, cub_us, ratio, checked);
-        fflush(stdout);
+        print_row(o, b, &r, rows++ == 0);
       }
   }
-  if (ratio_count) {
-    qsort(ratios, (size_t)ratio_count, sizeof ratios[0], compare_floats_double);
+  return ratio_count;
+}
+
+static double seconds_now(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+/* The plan's kernel launched by hand, as cureduce_execute would for a single pass. */
+typedef struct bare_launch {
+  CUfunction function;
+  unsigned grid, block;
+  CUdeviceptr input, output, partials, ticket;
+  unsigned long long n;
+} bare_launch;
+
+static void enqueue_bare(bench *b, bare_launch *l) {
+  void *parameters[] = {&l->input, &l->n, &l->output, &l->partials, &l->ticket};
+  check_cuda(b->cu->cuLaunchKernel(l->function, l->grid, 1, 1, l->block, 1, 1, 0, b->stream, parameters, NULL),
+             "cuLaunchKernel");
+}
+
+/* CPU microseconds to enqueue one call (c, or the bare launch when c is NULL): the median over
+ * batches of 64 calls, each batch begun on a drained stream so that the launch queue never
+ * fills and blocks. */
+static double host_us(bench *b, const call *c, bare_launch *bare) {
+  enum { batches = 51, batch = 64 };
+  double per_call[batches];
+  for (int k = 0; k < batches; k++) {
+    check_cuda(b->cu->cuStreamSynchronize(b->stream), "cuStreamSynchronize");
+    double start = seconds_now();
+    for (int i = 0; i < batch; i++) {
+      if (c)
+        enqueue(b, c);
+      else
+        enqueue_bare(b, bare);
+    }
+    per_call[k] = (seconds_now() - start) * 1e6 / batch;
+  }
+  check_cuda(b->cu->cuStreamSynchronize(b->stream), "cuStreamSynchronize");
+  qsort(per_call, batches, sizeof per_call[0], compare_floats_double);
+  return per_call[batches / 2];
+}
+
+/* The library's CPU cost per call over a bare cuLaunchKernel of the very kernel and grid it
+ * launches (f32 sum of 2^20, a multi-block single pass), with and without its pointer checks. */
+static void report_host_overhead(const options *o, bench *b) {
+  size_t n = (size_t)1 << 20;
+  n = n * 4 <= b->input_bytes ? n : b->input_bytes / 4;
+  call c = {CALL_LIBRARY, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, n, {0}};
+  const cureduce_plan *plan;
+  CUdeviceptr slot;
+  if (cureduce_plan_get(b->context, c.op, c.input, c.output, n, &plan) != CUREDUCE_STATUS_OK ||
+      cureduce_workspace_slot(&b->context->workspace, b->stream, &slot) != CUREDUCE_STATUS_OK)
+    fail("planning the host-overhead run");
+  bare_launch bare = {plan->kernel.first, cureduce_grid_for(&plan->spec, b->context->info.sm_count, n, true),
+                      plan->spec.block,   b->input, b->output, slot + CUREDUCE_SLOT_PARTIALS,
+                      slot + CUREDUCE_SLOT_TICKET, n};
+  cureduce_value library = run_once(b, &c); /* the bare launch must compute the same bits */
+  check_cuda(b->cu->cuMemsetD8(b->output, 0xA5, 16), "cuMemsetD8");
+  enqueue_bare(b, &bare);
+  check_cuda(b->cu->cuStreamSynchronize(b->stream), "cuStreamSynchronize");
+  cureduce_value by_hand = {.index = -1};
+  check_cuda(b->cu->cuMemcpyDtoH(&by_hand, b->output, 4), "cuMemcpyDtoH");
+  if (memcmp(&library.value, &by_hand.value, 4) != 0)
+    fail("the bare launch does not reproduce the library's result");
+  double bare_us = host_us(b, NULL, &bare), checked_us = host_us(b, &c, NULL);
+  bool saved = b->context->check_pointers;
+  b->context->check_pointers = false;
+  double unchecked_us = host_us(b, &c, NULL);
+  b->context->check_pointers = saved;
+  if (o->format == FORMAT_JSON) {
+    printf(",\n \"host_overhead\": {\"n\": %zu, \"bare_launch_us\": %.3f, \"cureduce_reduce_us\": %.3f, "
+           "\"without_pointer_checks_us\": %.3f}",
+           n, bare_us, checked_us, unchecked_us);
+    return;
+  }
+  const char *mark = o->format == FORMAT_CSV ? "# " : "";
+  printf("%shost overhead, f32 sum of %zu (CPU time to enqueue one call, median of 51 batches of 64):\n", mark, n);
+  printf("%s  bare cuLaunchKernel, same kernel and grid     %6.2f us\n", mark, bare_us);
+  printf("%s  cureduce_reduce (pointer checks, the default) %6.2f us  (+%.2f)\n", mark, checked_us,
+         checked_us - bare_us);
+  printf("%s  cureduce_reduce, check_pointers = 0           %6.2f us  (+%.2f)\n", mark, unchecked_us,
+         unchecked_us - bare_us);
+}
+
+static int run_comparison(const options *o, bench *b, bool have_cub) {
+  print_comparison_header(o);
+  double ratios[max_list * max_list * max_list];
+  int ratio_count = compare_all(o, b, have_cub, ratios);
+  if (o->format == FORMAT_JSON)
+    printf("\n ]");
+  report_host_overhead(o, b);
+  qsort(ratios, (size_t)ratio_count, sizeof ratios[0], compare_floats_double);
+  if (o->format == FORMAT_JSON) {
+    if (ratio_count)
+      printf(",\n \"summary\": {\"rows\": %d, \"worst\": %.3f, \"median\": %.3f}}\n", ratio_count, ratios[0],
+             ratios[ratio_count / 2]);
+    else
+      printf(",\n \"summary\": null}\n");
+  } else if (ratio_count) {
     printf("summary: CUB/cureduce over %d rows: worst %.3f, median %.3f\n", ratio_count, ratios[0],
            ratios[ratio_count / 2]);
   } else {
@@ -385,7 +546,7 @@ static int run_comparison(const options *o, bench *b, bool have_cub) {
 static void print_ladder_row(const options *o, const bench *b, const char *rung, const char *name, const char *what,
                              size_t n, size_t bytes, double us, double previous_us, double rung0_us) {
   double rate = gbps(bytes, us);
-  if (o->csv)
+  if (o->format == FORMAT_CSV)
     printf("%s,%s,\"%s\",%zu,%.2f,%.1f,%.1f,%.2f,%.1f\n", rung, name, what, n, us, rate, 100 * rate / b->ceiling_gbps,
            previous_us > 0 ? previous_us / us : NAN, rung0_us > 0 ? rung0_us / us : NAN);
   else
@@ -399,13 +560,13 @@ static int run_ladder(const options *o, bench *b, bool have_cub) {
   cureduce_dtype type = (cureduce_dtype)o->types[0], output;
   cureduce_accumulator_type(op, type, &output);
   fill_input(b, type);
-  if (o->csv)
+  if (o->format == FORMAT_CSV)
     printf("rung,strategy,what,n,us,gbps,pct_ceiling,speedup_previous,speedup_rung0\n");
   for (int s = 0; s < o->size_count; s++) {
     size_t n = o->sizes[s], bytes = n * cureduce_dtype_size(type);
     if (bytes > b->input_bytes)
       continue;
-    if (!o->csv)
+    if (o->format != FORMAT_CSV)
       printf("\n%s of %zu %s (%.1f MB)\n%-5s %-26s %-44s %10s %8s %6s %7s %8s\n", cureduce_op_name(op), n,
              cureduce_dtype_name(type), bytes / 1e6, "rung", "strategy", "what changed", "us", "GB/s", "%ceil", "x prev",
              "x rung0");
