@@ -54,6 +54,20 @@ static cureduce_status check_pointers(const cureduce_context *context, const voi
   return CUREDUCE_STATUS_OK;
 }
 
+/* A refused launch on a stream that belongs to another CUDA context gets a plain answer: the
+ * library's kernels live in the device's primary context. Checked only after a failure, so a
+ * good call pays nothing for it. */
+static cureduce_status explain_launch_failure(const cureduce_context *context, void *stream, cureduce_status status) {
+  CUcontext owner;
+  if (status != CUREDUCE_STATUS_OK && stream &&
+      context->driver->cuStreamGetCtx((CUstream)stream, &owner) == CUDA_SUCCESS && owner != context->primary)
+    return cureduce_fail(CUREDUCE_STATUS_INVALID_ARGUMENT, __FILE__, __LINE__, NULL,
+                         "stream %p belongs to another CUDA context; cureduce runs in the device's primary context "
+                         "(the CUDA runtime's), so pass a stream created there",
+                         stream);
+  return status;
+}
+
 /* Launches spec's kernel with the context current, after the pointer checks; claims the
  * stream's workspace slot when a multi-block single pass needs one and the caller holds none. */
 static cureduce_status launch(cureduce_context *context, const cureduce_spec *spec, const cureduce_kernel *kernel,
@@ -65,7 +79,8 @@ static cureduce_status launch(cureduce_context *context, const cureduce_spec *sp
     CUREDUCE_FORWARD_IF_ERROR(cureduce_workspace_slot(&context->workspace, stream, &slot));
   cureduce_run run = {(CUdeviceptr)(uintptr_t)input, n,    (CUdeviceptr)(uintptr_t)output,
                       (CUstream)stream,             slot, (CUdeviceptr)(uintptr_t)scratch};
-  return cureduce_execute(context->driver, spec, kernel, context->info.sm_count, &run);
+  return explain_launch_failure(context, stream, cureduce_execute(context->driver, spec, kernel,
+                                                                   context->info.sm_count, &run));
 }
 
 /* Plans and launches with the context current; `slot` is the workspace slot when the caller
