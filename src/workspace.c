@@ -30,6 +30,10 @@ cureduce_status cureduce_workspace_create(cureduce_workspace *workspace, const c
                                                  __FILE__, __LINE__);
   if (status == CUREDUCE_STATUS_OK)
     status = cureduce_driver_check(driver->cuMemsetD8(workspace->base, 0, bytes), "cuMemsetD8", __FILE__, __LINE__);
+  /* The memset runs on the legacy stream, which the callers' non-blocking streams do not wait
+   * for, and a reduction must never see a ticket that is not yet zero. */
+  if (status == CUREDUCE_STATUS_OK)
+    status = cureduce_driver_check(driver->cuCtxSynchronize(), "cuCtxSynchronize", __FILE__, __LINE__);
   if (status != CUREDUCE_STATUS_OK)
     cureduce_workspace_destroy(workspace);
   return status;

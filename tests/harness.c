@@ -82,6 +82,9 @@ CUdeviceptr harness_device_alloc(const harness_gpu *gpu, size_t bytes) {
 
 void harness_upload(const harness_gpu *gpu, CUdeviceptr to, const void *from, size_t bytes) {
   ck_assert(gpu->cu->cuMemcpyHtoD(to, from, bytes) == CUDA_SUCCESS);
+  /* From pageable memory the copy may return before its DMA ends, and work on a non-blocking
+   * stream does not wait for the legacy stream: wait here. */
+  ck_assert(gpu->cu->cuStreamSynchronize(NULL) == CUDA_SUCCESS);
 }
 
 void harness_download(const harness_gpu *gpu, void *to, CUdeviceptr from, size_t bytes) {

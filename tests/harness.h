@@ -27,7 +27,8 @@ typedef struct harness_gpu {
 } harness_gpu;
 harness_gpu harness_gpu_open(void);
 void harness_gpu_close(harness_gpu *gpu);
-/* Device memory helpers that fail the test on any driver error. */
+/* Device memory helpers that fail the test on any driver error. An upload has reached the
+ * device when it returns, so that any stream may read it. */
 CUdeviceptr harness_device_alloc(const harness_gpu *gpu, size_t bytes);
 void harness_upload(const harness_gpu *gpu, CUdeviceptr to, const void *from, size_t bytes);
 void harness_download(const harness_gpu *gpu, void *to, CUdeviceptr from, size_t bytes);

@@ -3,6 +3,8 @@
  * each reduction computed in higher precision with the distance a correct result may have. */
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +13,11 @@
 
 #include "reference.h"
 
-static uint64_t rng_state[4];
+/* One generator per thread, so that threads may draw at once: the thread that seeds starts from
+ * the seed, every other thread from the seed and the order in which it first draws. */
+static _Thread_local uint64_t rng_state[4];
+static _Thread_local bool rng_seeded;
+static _Atomic uint64_t rng_seed, rng_streams;
 
 static uint64_t splitmix(uint64_t *x) {
   uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
@@ -30,10 +36,19 @@ uint64_t cureduce_ref_seed(void) {
     clock_gettime(CLOCK_REALTIME, &now);
     seed = (uint64_t)now.tv_sec * 1000000007ull ^ (uint64_t)now.tv_nsec;
   }
+  rng_seed = seed;
   uint64_t state = seed;
   for (int i = 0; i < 4; i++)
     rng_state[i] = splitmix(&state);
+  rng_seeded = true;
   return seed;
+}
+
+static void seed_this_thread(void) {
+  uint64_t state = rng_seed + 0x632be59bd9b4e019ull * (rng_streams += 1);
+  for (int i = 0; i < 4; i++)
+    rng_state[i] = splitmix(&state);
+  rng_seeded = true;
 }
 
 /* ---- random (xoshiro256**) ------------------------------------------------------------------- */
@@ -41,6 +56,8 @@ uint64_t cureduce_ref_seed(void) {
 static uint64_t rotate_left(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 uint64_t cureduce_ref_random(void) {
+  if (!rng_seeded)
+    seed_this_thread();
   uint64_t *s = rng_state;
   uint64_t result = rotate_left(s[1] * 5, 7) * 9, t = s[1] << 17;
   s[2] ^= s[0];
@@ -178,7 +195,7 @@ double cureduce_ref_value_as_double(cureduce_dtype type, const cureduce_value *v
 #define SUM_STEP 0x1.0p-5
 #define SUM_LIMIT 32
 
-static void put_float(cureduce_dtype type, void *data, size_t i, double x) {
+void cureduce_ref_put_float(cureduce_dtype type, void *data, size_t i, double x) {
   switch (type) {
   case CUREDUCE_F16: ((uint16_t *)data)[i] = cureduce_ref_float_to_f16((float)x); break;
   case CUREDUCE_BF16: ((uint16_t *)data)[i] = cureduce_ref_float_to_bf16((float)x); break;
@@ -205,7 +222,7 @@ static void fill_products(cureduce_dtype type, void *data, size_t count) {
   double log_product = 0;
   for (size_t i = 0; i < count; i++) {
     double d = (1 - cureduce_ref_random_unit()) * spread;
-    put_float(type, data, i, exp(log_product > 0 ? -d : d));
+    cureduce_ref_put_float(type, data, i, exp(log_product > 0 ? -d : d));
     log_product += log((double)float_at(type, data, i));
   }
 }
@@ -219,7 +236,7 @@ void cureduce_ref_fill(cureduce_op op, cureduce_dtype type, void *data, size_t c
     if (is_float(type)) {
       double x = op == CUREDUCE_OP_SUM ? (double)cureduce_ref_random_range(-SUM_LIMIT, SUM_LIMIT) * SUM_STEP
                                        : (double)cureduce_ref_random_range(-1000, 1000) * 0x1.0p-4;
-      put_float(type, data, i, x);
+      cureduce_ref_put_float(type, data, i, x);
     } else {
       uint64_t x = cureduce_ref_random();
       if (op == CUREDUCE_OP_PROD)
