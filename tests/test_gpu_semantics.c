@@ -1,5 +1,7 @@
 /* The documented semantics on the GPU: IEEE special values, bitwise determinism, concurrent
- * streams from several threads, more than 2^32 elements, workspace slots, refused pointers. */
+ * streams from several threads, more than 2^32 elements, workspace slots, refused pointers and
+ * streams, graph capture, tuning on first use. */
+#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -20,22 +22,13 @@ static cureduce_value reduce_to_host_on(cureduce_context *context, cureduce_op o
   return result;
 }
 
-static void put(cureduce_dtype type, void *host, size_t i, double x) {
-  switch (type) {
-  case CUREDUCE_F16: ((uint16_t *)host)[i] = cureduce_ref_float_to_f16((float)x); break;
-  case CUREDUCE_BF16: ((uint16_t *)host)[i] = cureduce_ref_float_to_bf16((float)x); break;
-  case CUREDUCE_F32: ((float *)host)[i] = (float)x; break;
-  default: ((double *)host)[i] = x; break;
-  }
-}
-
 /* Random multiples of 1/16 with the given sign (never zero), then the specials at their places. */
 static CUdeviceptr upload_with_specials(const harness_gpu *gpu, cureduce_dtype type, void *host, double sign,
                                         const size_t *positions, const double *values, int count) {
   for (size_t i = 0; i < special_count; i++)
-    put(type, host, i, sign * (double)cureduce_ref_random_range(1, 1000) / 16);
+    cureduce_ref_put_float(type, host, i, sign * (double)cureduce_ref_random_range(1, 1000) / 16);
   for (int i = 0; i < count; i++)
-    put(type, host, positions[i], values[i]);
+    cureduce_ref_put_float(type, host, positions[i], values[i]);
   size_t bytes = special_count * cureduce_dtype_size(type);
   CUdeviceptr device = harness_device_alloc(gpu, bytes);
   harness_upload(gpu, device, host, bytes);
@@ -338,6 +331,94 @@ START_TEST(test_graph_capture_and_replay) {
 }
 END_TEST
 
+/* A stream of another CUDA context is refused with a plain status, and the library still works. */
+START_TEST(test_stream_of_another_context_refused) {
+  harness_gpu gpu = harness_gpu_open();
+  /* A second context, made through libcuda's own exports: the library has no use for one. */
+  void *libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  ck_assert(libcuda);
+  CUresult (*create)(CUcontext *, unsigned, CUdevice);
+  CUresult (*destroy)(CUcontext);
+  void *symbol = dlsym(libcuda, "cuCtxCreate_v2");
+  memcpy(&create, &symbol, sizeof symbol);
+  symbol = dlsym(libcuda, "cuCtxDestroy_v2");
+  memcpy(&destroy, &symbol, sizeof symbol);
+  ck_assert(create && destroy);
+  CUcontext other, popped;
+  CUstream foreign;
+  ck_assert(create(&other, 0, gpu.context->device) == CUDA_SUCCESS); /* pushed: current now */
+  ck_assert(gpu.cu->cuStreamCreate(&foreign, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+  ck_assert(gpu.cu->cuCtxPopCurrent(&popped) == CUDA_SUCCESS && popped == other);
+
+  const size_t n = 100003;
+  float *host = malloc(n * sizeof *host);
+  cureduce_ref_fill(CUREDUCE_OP_SUM, CUREDUCE_F32, host, n);
+  CUdeviceptr input = harness_device_alloc(&gpu, n * 4), output = harness_device_alloc(&gpu, 4);
+  harness_upload(&gpu, input, host, n * 4);
+  cureduce_status status = cureduce_reduce(gpu.context, CUREDUCE_OP_SUM, CUREDUCE_F32, (const void *)(uintptr_t)input,
+                                           n, CUREDUCE_F32, (void *)(uintptr_t)output, foreign);
+  ck_assert_str_eq(cureduce_status_name(status), "CUREDUCE_STATUS_INVALID_ARGUMENT");
+  ck_assert_msg(strstr(cureduce_last_error_detail(), "another CUDA context"), "%s", cureduce_last_error_detail());
+  cureduce_release_stream(gpu.context, foreign);
+  cureduce_ref_result expected = cureduce_ref_expected(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, host, n);
+  cureduce_value got = reduce_to_host_on(gpu.context, CUREDUCE_OP_SUM, CUREDUCE_F32, input, n, CUREDUCE_F32, NULL);
+  char why[256];
+  ck_assert_msg(cureduce_ref_matches(CUREDUCE_OP_SUM, CUREDUCE_F32, &got, &expected, why, sizeof why), "%s", why);
+  gpu.cu->cuStreamDestroy(foreign);
+  destroy(other);
+  dlclose(libcuda);
+  gpu.cu->cuMemFree(input);
+  gpu.cu->cuMemFree(output);
+  free(host);
+  harness_gpu_close(&gpu);
+}
+END_TEST
+
+/* Tuning on first use: the first call of a bucket tunes it on the caller's data and stores the
+ * choice; every call, the first included, returns the right result on fresh data. */
+START_TEST(test_tuning_on_first_use) {
+  char *folder = harness_temporary_folder();
+  ck_assert(folder);
+  cureduce_settings settings;
+  cureduce_default_settings(&settings);
+  settings.cache_dir = folder;
+  settings.tuning = CUREDUCE_TUNING_ON_FIRST_USE;
+  cureduce_context *context;
+  ck_assert_msg(cureduce_context_create(&context, &settings) == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
+  harness_gpu gpu = harness_gpu_open(); /* for allocations and copies */
+  const size_t sizes[] = {70001, 3000017};
+  for (int s = 0; s < 2; s++) {
+    size_t n = sizes[s];
+    ck_assert(!cureduce_plan_is_tuned(context, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, n));
+    float *host = malloc(n * sizeof *host);
+    CUdeviceptr input = harness_device_alloc(&gpu, n * 4);
+    for (int call = 0; call < 3; call++) {
+      cureduce_ref_fill(CUREDUCE_OP_SUM, CUREDUCE_F32, host, n);
+      harness_upload(&gpu, input, host, n * 4);
+      cureduce_value got = reduce_to_host_on(context, CUREDUCE_OP_SUM, CUREDUCE_F32, input, n, CUREDUCE_F32, NULL);
+      cureduce_ref_result expected = cureduce_ref_expected(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, host, n);
+      char why[256];
+      ck_assert_msg(cureduce_ref_matches(CUREDUCE_OP_SUM, CUREDUCE_F32, &got, &expected, why, sizeof why),
+                    "n = %zu, call %d: %s", n, call, why);
+      ck_assert(cureduce_plan_is_tuned(context, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, n));
+    }
+    gpu.cu->cuMemFree(input);
+    free(host);
+  }
+  /* The choices reached the database: a new context with cached tuning finds both. */
+  cureduce_context *later;
+  settings.tuning = CUREDUCE_TUNING_CACHED;
+  ck_assert(cureduce_context_create(&later, &settings) == CUREDUCE_STATUS_OK);
+  for (int s = 0; s < 2; s++)
+    ck_assert_msg(cureduce_plan_is_tuned(later, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, sizes[s]),
+                  "bucket of %zu not stored", sizes[s]);
+  cureduce_context_destroy(later);
+  cureduce_context_destroy(context);
+  harness_gpu_close(&gpu);
+  ck_assert(harness_remove_tree(folder));
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("gpu-semantics");
   TCase *ieee = tcase_create("ieee");
@@ -351,6 +432,8 @@ int main(void) {
   tcase_add_test(runs, test_workspace_slots);
   tcase_add_test(runs, test_host_pointer_refused);
   tcase_add_test(runs, test_graph_capture_and_replay);
+  tcase_add_test(runs, test_stream_of_another_context_refused);
+  tcase_add_test(runs, test_tuning_on_first_use);
   suite_add_tcase(suite, runs);
   return harness_run(suite, true);
 }
