@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -5,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cachefile.h"
@@ -76,6 +78,27 @@ static bool write_all(int fd, const void *data, size_t size) {
   return true;
 }
 
+/* A writer killed mid-write leaves its temporary file behind. No reader takes it for an entry,
+ * but it takes space, so each write removes those of its folder that are older than an hour:
+ * a write takes milliseconds, so no live writer's file is that old. Best effort: a folder that
+ * cannot be listed keeps them. */
+static void remove_abandoned_temporaries(const char *path) {
+  char folder[4200];
+  const char *slash = strrchr(path, '/');
+  int length = slash ? snprintf(folder, sizeof folder, "%.*s", (int)(slash - path), path)
+                     : snprintf(folder, sizeof folder, ".");
+  DIR *dir = length > 0 && (size_t)length < sizeof folder ? opendir(length ? folder : "/") : NULL;
+  if (!dir)
+    return;
+  time_t hour_ago = time(NULL) - 3600;
+  struct stat status;
+  for (struct dirent *item; (item = readdir(dir));)
+    if (strstr(item->d_name, ".tmp.") && fstatat(dirfd(dir), item->d_name, &status, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISREG(status.st_mode) && status.st_mtime < hour_ago)
+      unlinkat(dirfd(dir), item->d_name, 0);
+  closedir(dir);
+}
+
 bool cureduce_write_file_atomic(const char *path, const void *data, size_t size) {
   static atomic_uint counter;
   char temporary[4200];
@@ -91,8 +114,10 @@ bool cureduce_write_file_atomic(const char *path, const void *data, size_t size)
   bool ok = write_all(fd, data, size) && fsync(fd) == 0;
   int saved = errno;
   ok = close(fd) == 0 && ok;
-  if (ok && rename(temporary, path) == 0)
+  if (ok && rename(temporary, path) == 0) {
+    remove_abandoned_temporaries(path);
     return true;
+  }
   saved = errno ? errno : saved;
   unlink(temporary);
   errno = saved;

@@ -14,7 +14,8 @@ bool cureduce_make_directories(const char *path);
  * large. The caller frees *data. */
 bool cureduce_read_file(const char *path, size_t max_size, void **data, size_t *size);
 
-/* Writes data as `path`, atomically. false (errno set, nothing left behind) on failure. */
+/* Writes data as `path`, atomically. false (errno set, nothing left behind) on failure. After a
+ * write, temporary files that killed writers left in the folder over an hour ago are removed. */
 bool cureduce_write_file_atomic(const char *path, const void *data, size_t size);
 
 /* Where the caches live: settings_dir if given, else $CUREDUCE_CACHE_DIR, $XDG_CACHE_HOME/cureduce,

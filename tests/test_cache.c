@@ -268,6 +268,25 @@ static int count_valid_entries(const char *root, const cureduce_kernel_key *key)
   return valid;
 }
 
+/* Two temporary files as killed writers leave them, one two hours old and one fresh: the next
+ * store into their folder removes the old one only (a fresh one may be a live writer's). */
+static void check_abandoned_temporaries_removed(const char *root, const cureduce_kernel_key *key,
+                                                cureduce_diskcache *cache) {
+  char entry[4096], old[4200], fresh[4200];
+  entry_path(root, key, 0, entry, sizeof entry);
+  snprintf(old, sizeof old, "%s.tmp.999999.1", entry);
+  snprintf(fresh, sizeof fresh, "%s.tmp.999999.2", entry);
+  ck_assert(cureduce_write_file_atomic(old, "x", 1) && cureduce_write_file_atomic(fresh, "y", 1));
+  struct timespec two_hours_ago[2] = {{time(NULL) - 7200, 0}, {time(NULL) - 7200, 0}};
+  ck_assert(utimensat(AT_FDCWD, old, two_hours_ago, 0) == 0);
+  cureduce_binary binary = random_binary(4096);
+  cureduce_diskcache_store(cache, key, 14001, &binary);
+  free(binary.data);
+  ck_assert_msg(access(old, F_OK) != 0, "%s stayed", old);
+  ck_assert_msg(access(fresh, F_OK) == 0, "%s was removed", fresh);
+  unlink(fresh);
+}
+
 /* A writer killed with SIGKILL at random moments of storing entries: the cache it leaves holds
  * whole entries or none, never a half file, and the next process reads and writes it as usual. */
 START_TEST(test_writer_killed_mid_write) {
@@ -294,6 +313,7 @@ START_TEST(test_writer_killed_mid_write) {
   cureduce_diskcache_store(&cache, &key, 14000, &binary);
   ck_assert(cureduce_diskcache_load(&cache, &key, &loaded) && loaded.size == 4096);
   ck_assert_int_ge(count_valid_entries(root, &key), 1);
+  check_abandoned_temporaries_removed(root, &key, &cache);
   free(loaded.data);
   free(binary.data);
   cureduce_diskcache_close(&cache);
