@@ -56,6 +56,15 @@ template <typename Load> __device__ __forceinline__ acc_t load_several(Load load
   return v;
 }
 
+// The interleaved tree of rungs 1 and 2 over the block's values in `tree`: at each level the
+// threads whose index is a multiple of 2s fold element tid + s into tid (divergent warps).
+__device__ __forceinline__ void fold_interleaved(acc_t *tree, unsigned tid) {
+  for (unsigned s = 1; s < blockDim.x; s *= 2) {
+    if (tid % (2 * s) == 0) tree[tid] = op::combine(tree[tid], tree[tid + s]);
+    __syncthreads();
+  }
+}
+
 // Sequential addressing from `from` down to `to` (exclusive): active threads are the first s.
 __device__ __forceinline__ void fold_sequential(acc_t *tree, unsigned tid, unsigned from, unsigned to) {
   for (unsigned s = from; s > to; s >>= 1) {

@@ -6,10 +6,7 @@ template <typename Load> __device__ acc_t block_value(Load load, u64 n, acc_t *w
   acc_t *tree = work + (u64)blockIdx.x * blockDim.x;
   tree[tid] = load_one(load, n);
   __syncthreads();
-  for (unsigned s = 1; s < blockDim.x; s *= 2) {
-    if (tid % (2 * s) == 0) tree[tid] = op::combine(tree[tid], tree[tid + s]);
-    __syncthreads();
-  }
+  fold_interleaved(tree, tid);
   return tree[0];
 }
 }  // namespace cureduce

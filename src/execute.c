@@ -25,13 +25,26 @@ unsigned cureduce_grid_for(const cureduce_spec *spec, int sm_count, size_t count
 
 static size_t align16(size_t bytes) { return (bytes + 15) & ~(size_t)15; }
 
+/* Where a classic strategy's passes keep their partials in the caller's scratch memory: two
+ * ping-pong buffers, sized for the first and the second pass, then rung 1's work area (one
+ * accumulator per thread of the first pass). Offsets from the scratch's start. */
+typedef struct classic_layout {
+  size_t buffers[2], work, total;
+} classic_layout;
+
+static classic_layout classic_layout_for(const cureduce_spec *spec, int sm_count, size_t n) {
+  size_t accumulator = cureduce_accumulator_bytes(spec->op, spec->input);
+  size_t first = cureduce_grid_for(spec, sm_count, n, true), second = cureduce_grid_for(spec, sm_count, first, false);
+  classic_layout layout = {{0, align16(first * accumulator)}, 0, 0};
+  layout.work = layout.buffers[1] + align16(second * accumulator);
+  layout.total = layout.work + (spec->strategy == CUREDUCE_STRATEGY_RUNG1 ? first * spec->block * accumulator : 0);
+  return layout;
+}
+
 size_t cureduce_execute_scratch_bytes(const cureduce_spec *spec, int sm_count, size_t n) {
   if (cureduce_strategy_passes(spec->strategy) != CUREDUCE_PASSES_CLASSIC)
     return 0;
-  size_t accumulator = cureduce_accumulator_bytes(spec->op, spec->input);
-  size_t first = cureduce_grid_for(spec, sm_count, n, true), second = cureduce_grid_for(spec, sm_count, first, false);
-  size_t work = spec->strategy == CUREDUCE_STRATEGY_RUNG1 ? first * spec->block * accumulator : 0;
-  return align16(first * accumulator) + align16(second * accumulator) + work;
+  return classic_layout_for(spec, sm_count, n).total;
 }
 
 static cureduce_status launch(const cureduce_driver *cu, CUfunction function, unsigned grid, unsigned block,
@@ -47,10 +60,9 @@ static cureduce_status launch(const cureduce_driver *cu, CUfunction function, un
  * a launch of one block writes the result. */
 static cureduce_status execute_classic(const cureduce_driver *cu, const cureduce_spec *spec,
                                        const cureduce_kernel *kernel, int sm_count, const cureduce_run *run) {
-  size_t accumulator = cureduce_accumulator_bytes(spec->op, spec->input);
-  size_t first = cureduce_grid_for(spec, sm_count, run->n, true), second = cureduce_grid_for(spec, sm_count, first, false);
-  CUdeviceptr buffers[2] = {run->scratch, run->scratch + align16(first * accumulator)};
-  CUdeviceptr work = buffers[1] + align16(second * accumulator);
+  classic_layout layout = classic_layout_for(spec, sm_count, run->n);
+  CUdeviceptr buffers[2] = {run->scratch + layout.buffers[0], run->scratch + layout.buffers[1]};
+  CUdeviceptr work = run->scratch + layout.work;
   CUdeviceptr input = run->input;
   size_t count = run->n;
   for (int pass = 0;; pass++) {

@@ -14,6 +14,8 @@ uint64_t cureduce_ref_seed(void);
 uint64_t cureduce_ref_random(void);
 /* Uniform in [low, high]. */
 int64_t cureduce_ref_random_range(int64_t low, int64_t high);
+/* Stores x, rounded to the float type (f16, bf16, f32 or f64), as element i of data. */
+void cureduce_ref_put_float(cureduce_dtype type, void *data, size_t i, double x);
 double cureduce_ref_random_unit(void); /* [0, 1) */
 
 
