@@ -16,7 +16,9 @@ if [ "$1" = --one ]; then # an internal step: one sanitized run (sanitizer logs 
   start=$(date +%s)
   CUREDUCE_TEST_LIGHT=1 "$sanitizer" --tool "$tool" --error-exitcode 99 --print-limit 20 "$@" \
     >"$logs/$tool-$name.log" 2>&1
-  echo "$? $(( $(date +%s) - start ))" >"$logs/$tool-$name.rc"
+  code=$? seconds=$(( $(date +%s) - start ))
+  echo "$code $seconds" >"$logs/$tool-$name.rc"
+  printf '  done: %-10s %-16s exit %s after %ss\n' "$tool" "$name" "$code" "$seconds"
   exit 0
 fi
 reduce=$1 semantics=$2 parallel=${3:-8}
