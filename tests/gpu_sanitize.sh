@@ -2,7 +2,10 @@
 # The GPU suites under compute-sanitizer's four tools (memcheck, racecheck, synccheck, initcheck):
 # gpu-semantics whole, gpu-reduce for every type and the f32 ladder in their light form
 # (CUREDUCE_TEST_LIGHT=1: sizes up to 2^17, two start offsets; the sanitizer slows every launch
-# a hundredfold). Passes when every run ends with 0 errors and 0 hazards.
+# a hundredfold). Passes when every run ends with 0 errors and 0 hazards. Failed API calls are
+# not reported: the suites make some on purpose (cuPointerGetAttribute on a host pointer, which
+# is how a host pointer gets refused; a launch on another context's stream) and check every
+# result they depend on; errors in kernels are what the tools are for.
 # usage: gpu_sanitize.sh TEST-GPU-REDUCE TEST-GPU-SEMANTICS [PARALLEL]
 # Exit 77 (skip) without compute-sanitizer or a GPU, unless CUREDUCE_REQUIRE_GPU=1.
 if [ "$1" = --one ]; then # an internal step: one sanitized run (sanitizer logs tool name)
@@ -14,11 +17,13 @@ if [ "$1" = --one ]; then # an internal step: one sanitized run (sanitizer logs 
     ladder-*) set -- "$SANITIZE_REDUCE" "${name#ladder-}" ladder ;;
   esac
   start=$(date +%s)
-  CUREDUCE_TEST_LIGHT=1 "$sanitizer" --tool "$tool" --error-exitcode 99 --print-limit 20 "$@" \
+  CUREDUCE_TEST_LIGHT=1 "$sanitizer" --tool "$tool" --report-api-errors no --error-exitcode 99 \
+    --print-limit 20 "$@" \
     >"$logs/$tool-$name.log" 2>&1
   code=$? seconds=$(( $(date +%s) - start ))
   echo "$code $seconds" >"$logs/$tool-$name.rc"
   printf '  done: %-10s %-16s exit %s after %ss\n' "$tool" "$name" "$code" "$seconds"
+  [ "$code" = 0 ] || tail -30 "$logs/$tool-$name.log"
   exit 0
 fi
 reduce=$1 semantics=$2 parallel=${3:-8}
@@ -55,10 +60,7 @@ for tool in memcheck racecheck synccheck initcheck; do
     [ -f "$logs/$tool-$name.rc" ] && read -r code seconds <"$logs/$tool-$name.rc"
     summary=$(grep -E "(ERROR|RACECHECK) SUMMARY" "$logs/$tool-$name.log" | tail -1)
     printf '%-10s %-16s exit %-3s %4ss  %s\n' "$tool" "$name" "$code" "$seconds" "$summary"
-    if [ "$code" != 0 ]; then
-      failed=$((failed + 1))
-      tail -30 "$logs/$tool-$name.log"
-    fi
+    [ "$code" = 0 ] || failed=$((failed + 1))
   done
 done
 echo "compute-sanitizer: $total runs, $failed failed"
