@@ -297,6 +297,8 @@ START_TEST(test_graph_capture_and_replay) {
   CUstream stream;
   ck_assert(gpu.cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
   void *in = (void *)(uintptr_t)input, *out = (void *)(uintptr_t)output;
+  cureduce_ref_fill(CUREDUCE_OP_SUM, CUREDUCE_F32, host, n); /* initcheck: never read unwritten memory */
+  harness_upload(&gpu, input, host, n * 4);
   ck_assert(cureduce_reduce(gpu.context, CUREDUCE_OP_SUM, CUREDUCE_F32, in, n, CUREDUCE_F32, out, stream) ==
             CUREDUCE_STATUS_OK); /* makes the plan: compiling is no stream work to capture */
   ck_assert(gpu.cu->cuStreamSynchronize(stream) == CUDA_SUCCESS);
