@@ -4,6 +4,12 @@
  * test counts its allocations, then runs it again once per allocation with that one failing:
  * each run must end in success or a clean status, and give back every allocation it made.
  *
+ * With "gpu" as argv[1], the same for the code that needs a GPU: context creation, plans, kernel
+ * loading from the disk cache, launches and results read back, checked against the host
+ * reference whenever the run succeeds. There only allocations made by this executable's own code
+ * (the library is linked in) are counted and failed, since the driver's would be failed too and
+ * its own recovery is not under test.
+ *
  * The counting allocator replaces malloc, calloc, realloc and free in this executable over
  * glibc's own, so it also sees allocations made inside libc (fopen, strdup). It cannot sit under
  * AddressSanitizer, which replaces them too: the sanitized build skips this suite. */
@@ -15,6 +21,7 @@
 #include <unistd.h>
 
 #include "cachefile.h"
+#include "context.h"
 #include "diskcache.h"
 #include "error.h"
 #include "harness.h"
@@ -40,7 +47,50 @@ static atomic_long allocations; /* made since the scenario began */
 static atomic_long live;        /* allocated and not yet freed */
 static long fail_at = -1;       /* the allocation that fails, counting from 1; -1: none */
 
-static bool fails_now(void) {
+/* Own-code mode (the GPU scenario): only allocations called from this executable's text count,
+ * and `live` follows them through a table of their addresses, since free cannot tell who
+ * allocated what it is given. */
+extern char __executable_start[], etext[];
+static bool own_code_only;
+enum { table_size = 1 << 16 };
+static void *_Atomic owned[table_size];
+static atomic_flag table_lock = ATOMIC_FLAG_INIT;
+static void *const removed = (void *)1;
+
+static bool called_from_own_code(const void *caller) {
+  return (const char *)caller >= __executable_start && (const char *)caller < etext;
+}
+
+static size_t slot_of(const void *pointer) { return ((uintptr_t)pointer >> 4) * 0x9e3779b97f4a7c15ull >> 48; }
+
+static void table_insert(void *pointer) {
+  while (atomic_flag_test_and_set(&table_lock))
+    ;
+  size_t i = slot_of(pointer);
+  while (owned[i] && owned[i] != removed)
+    i = (i + 1) % table_size;
+  owned[i] = pointer;
+  atomic_flag_clear(&table_lock);
+}
+
+static bool table_remove(void *pointer) {
+  while (atomic_flag_test_and_set(&table_lock))
+    ;
+  bool found = false;
+  for (size_t i = slot_of(pointer); owned[i] && !found; i = (i + 1) % table_size)
+    if (owned[i] == pointer) {
+      owned[i] = removed;
+      found = true;
+    }
+  atomic_flag_clear(&table_lock);
+  return found;
+}
+
+static bool counted(const void *caller) { return !own_code_only || called_from_own_code(caller); }
+
+static bool fails_now(const void *caller) {
+  if (!counted(caller))
+    return false;
   long number = atomic_fetch_add(&allocations, 1) + 1;
   if (number != fail_at)
     return false;
@@ -48,42 +98,57 @@ static bool fails_now(void) {
   return true;
 }
 
+static void track(void *pointer, const void *caller) {
+  if (!pointer || !counted(caller))
+    return;
+  if (own_code_only)
+    table_insert(pointer);
+  atomic_fetch_add(&live, 1);
+}
+
+static void untrack(void *pointer) {
+  if (pointer && (!own_code_only || table_remove(pointer)))
+    atomic_fetch_add(&live, -1);
+}
+
 void *malloc(size_t size) {
-  if (fails_now())
+  const void *caller = __builtin_return_address(0);
+  if (fails_now(caller))
     return NULL;
   void *pointer = __libc_malloc(size);
-  if (pointer)
-    atomic_fetch_add(&live, 1);
+  track(pointer, caller);
   return pointer;
 }
 
 void *calloc(size_t count, size_t size) {
-  if (fails_now())
+  const void *caller = __builtin_return_address(0);
+  if (fails_now(caller))
     return NULL;
   void *pointer = __libc_calloc(count, size);
-  if (pointer)
-    atomic_fetch_add(&live, 1);
+  track(pointer, caller);
   return pointer;
 }
 
 void *realloc(void *pointer, size_t size) {
-  if (fails_now())
+  const void *caller = __builtin_return_address(0);
+  if (fails_now(caller))
     return NULL;
   void *moved = __libc_realloc(pointer, size);
-  if (moved && !pointer)
-    atomic_fetch_add(&live, 1);
+  if (moved) {
+    untrack(pointer);
+    track(moved, caller);
+  }
   return moved;
 }
 
 void free(void *pointer) {
-  if (pointer)
-    atomic_fetch_add(&live, -1);
+  untrack(pointer);
   __libc_free(pointer);
 }
 
 static char *scratch; /* the folder the file scenarios write in */
 static const cureduce_logger quiet = {CUREDUCE_LOG_OFF, NULL, NULL};
-static const char *const gpu = "device=allocation failures;cc=9.0";
+static const char *const gpu_key = "device=allocation failures;cc=9.0";
 
 /* Each scenario returns the status it ended with. */
 static cureduce_status generate_source(void) {
@@ -133,10 +198,10 @@ static cureduce_status tuning_database(void) {
     }
   }
   char path[4096];
-  cureduce_tunedb_path(scratch, gpu, path, sizeof path);
-  cureduce_status status = cureduce_tunedb_merge(path, gpu, &db, &quiet);
+  cureduce_tunedb_path(scratch, gpu_key, path, sizeof path);
+  cureduce_status status = cureduce_tunedb_merge(path, gpu_key, &db, &quiet);
   cureduce_tunedb read = {0};
-  cureduce_tunedb_read(path, gpu, &read, &quiet);
+  cureduce_tunedb_read(path, gpu_key, &read, &quiet);
   cureduce_tunedb_free(&read);
   cureduce_tunedb_free(&db);
   return status;
@@ -155,10 +220,46 @@ static cureduce_status long_error_detail(void) {
                                                                         : CUREDUCE_STATUS_INVALID_ARGUMENT;
 }
 
+/* The GPU paths, on an input staged once (gpu_input, gpu_host): a context in a cache folder of
+ * its own, reductions of one and of many blocks and an argmax, checked against the reference. */
+enum { gpu_n = 300007 };
+static CUdeviceptr gpu_input;
+static float *gpu_host;
+
+static cureduce_status reduce_and_check(cureduce_context *context, cureduce_op op, size_t n) {
+  cureduce_dtype output = CUREDUCE_F32;
+  cureduce_value got;
+  memset(&got, 0xA5, sizeof got);
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_reduce_to_host(context, op, CUREDUCE_F32, (const void *)(uintptr_t)gpu_input, n,
+                                                    output, &got, NULL));
+  cureduce_ref_result expected = cureduce_ref_expected(op, CUREDUCE_F32, output, gpu_host, n);
+  char why[256];
+  return cureduce_ref_matches(op, output, &got, &expected, why, sizeof why) ? CUREDUCE_STATUS_OK
+                                                                             : CUREDUCE_STATUS_INVALID_ARGUMENT;
+}
+
+static cureduce_status gpu_paths(void) {
+  cureduce_settings settings;
+  cureduce_default_settings(&settings);
+  settings.cache_dir = scratch;
+  settings.log_level = CUREDUCE_LOG_OFF;
+  cureduce_context *context;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_context_create(&context, &settings));
+  cureduce_status status = reduce_and_check(context, CUREDUCE_OP_SUM, 1000);
+  if (status == CUREDUCE_STATUS_OK)
+    status = reduce_and_check(context, CUREDUCE_OP_SUM, gpu_n);
+  if (status == CUREDUCE_STATUS_OK)
+    status = reduce_and_check(context, CUREDUCE_OP_ARGMAX, gpu_n);
+  cureduce_context_destroy(context);
+  return status;
+}
+
 typedef struct scenario {
   const char *name;
   cureduce_status (*run)(void);
 } scenario;
+
+static const scenario gpu_scenario = {"GPU paths", gpu_paths};
 
 static const scenario scenarios[] = {
     {"source generation", generate_source}, {"spec text", parse_spec},
@@ -170,8 +271,8 @@ static bool acceptable(cureduce_status status) {
   return status == CUREDUCE_STATUS_OK || status == CUREDUCE_STATUS_OUT_OF_MEMORY || status == CUREDUCE_STATUS_CACHE_IO;
 }
 
-START_TEST(test_every_allocation_fails_once) {
-  const scenario *s = &scenarios[_i];
+/* Fails each allocation of the scenario once, checking each run's status and leaks. */
+static void fail_each_allocation(const scenario *s) {
   /* Warm what lives as long as the thread or process, which is no leak: the thread's error detail
    * (made at its first failure, freed when the thread ends) and the template set. */
   cureduce_check_types(CUREDUCE_OP_SUM, CUREDUCE_F16, CUREDUCE_F64);
@@ -195,22 +296,47 @@ START_TEST(test_every_allocation_fails_once) {
   }
   printf("%s: %ld allocation sites, each failed once and survived\n", s->name, total);
 }
+
+START_TEST(test_every_allocation_fails_once) { fail_each_allocation(&scenarios[_i]); }
+END_TEST
+
+START_TEST(test_every_gpu_path_allocation_fails_once) {
+  harness_gpu gpu = harness_gpu_open();
+  gpu_host = __libc_malloc(gpu_n * sizeof *gpu_host);
+  cureduce_ref_fill(CUREDUCE_OP_SUM, CUREDUCE_F32, gpu_host, gpu_n);
+  gpu_input = harness_device_alloc(&gpu, gpu_n * sizeof *gpu_host);
+  harness_upload(&gpu, gpu_input, gpu_host, gpu_n * sizeof *gpu_host);
+  own_code_only = true;
+  fail_each_allocation(&gpu_scenario);
+  own_code_only = false;
+  gpu.cu->cuMemFree(gpu_input);
+  __libc_free(gpu_host);
+  harness_gpu_close(&gpu);
+}
 END_TEST
 #endif
 
-int main(void) {
+int main(int argc, char **argv) {
+  bool on_gpu = argc == 2 && strcmp(argv[1], "gpu") == 0;
+  if (argc > 2 || (argc == 2 && !on_gpu)) {
+    fprintf(stderr, "usage: %s [gpu]\n", argv[0]);
+    return 2;
+  }
 #ifdef UNDER_SANITIZER
   printf("SKIP: the counting allocator cannot run under AddressSanitizer\n");
   return 77;
 #else
   if (!(scratch = harness_temporary_folder()))
     return 1;
-  Suite *suite = suite_create("alloc-fail");
+  Suite *suite = suite_create(on_gpu ? "gpu-alloc-fail" : "alloc-fail");
   TCase *faults = tcase_create("faults");
-  tcase_set_timeout(faults, 120);
-  tcase_add_loop_test(faults, test_every_allocation_fails_once, 0, sizeof scenarios / sizeof scenarios[0]);
+  tcase_set_timeout(faults, 300);
+  if (on_gpu)
+    tcase_add_test(faults, test_every_gpu_path_allocation_fails_once);
+  else
+    tcase_add_loop_test(faults, test_every_allocation_fails_once, 0, sizeof scenarios / sizeof scenarios[0]);
   suite_add_tcase(suite, faults);
-  int code = harness_run(suite, false);
+  int code = harness_run(suite, on_gpu);
   return harness_remove_tree(scratch) ? code : 1;
 #endif
 }
