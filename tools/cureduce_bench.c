@@ -513,9 +513,9 @@ static void report_host_overhead(const options *o, bench *b) {
   const char *mark = o->format == FORMAT_CSV ? "# " : "";
   printf("%shost overhead, f32 sum of %zu (CPU time to enqueue one call, median of 51 batches of 64):\n", mark, n);
   printf("%s  bare cuLaunchKernel, same kernel and grid     %6.2f us\n", mark, bare_us);
-  printf("%s  cureduce_reduce (pointer checks, the default) %6.2f us  (+%.2f)\n", mark, checked_us,
+  printf("%s  cureduce_reduce (pointer checks, the default) %6.2f us  (%+.2f)\n", mark, checked_us,
          checked_us - bare_us);
-  printf("%s  cureduce_reduce, check_pointers = 0           %6.2f us  (+%.2f)\n", mark, unchecked_us,
+  printf("%s  cureduce_reduce, check_pointers = 0           %6.2f us  (%+.2f)\n", mark, unchecked_us,
          unchecked_us - bare_us);
 }
 
