@@ -54,14 +54,22 @@ static bool streams_from_memory(const cureduce_tune_job *job, size_t n) {
   return n * cureduce_dtype_size(job->input) >= ((size_t)256 << 20);
 }
 
-/* Keeps spec unless one already kept launches the same grids: that is the same kernel run the
- * same way. */
+static bucket_points points_for(const cureduce_tune_job *job, unsigned bucket, size_t min_n, size_t max_n) {
+  size_t n = cureduce_tune_bucket_size(bucket, min_n, max_n);
+  size_t smallest = bucket < 2 ? bucket : (size_t)1 << (bucket - 1);
+  smallest = smallest < min_n ? min_n : smallest;
+  return (bucket_points){{n, smallest}, smallest < n && !streams_from_memory(job, n) ? 2 : 1};
+}
+
+/* The candidates kept so far, with the grid each launches at each point of the bucket. */
 typedef struct candidate_list {
   cureduce_spec *specs;
   size_t count, max;
   unsigned grids[64][2];
 } candidate_list;
 
+/* Keeps spec unless one already kept launches the same grids: that is the same kernel run the
+ * same way. */
 static void keep_if_new(candidate_list *list, const cureduce_spec *spec, const bucket_points *points, int sm_count) {
   if (list->count >= list->max || list->count >= 64)
     return;
@@ -377,13 +385,10 @@ static cureduce_status tune_all(bench_state *b, const cureduce_tune_job *jobs, s
   size_t total = job_count * (last - first + 1), done = 0;
   for (size_t j = 0; j < job_count; j++)
     for (unsigned bucket = first; bucket <= last; bucket++) {
-      size_t n = cureduce_tune_bucket_size(bucket, options->min_n, options->max_n);
-      size_t bottom = bucket < 2 ? bucket : (size_t)1 << (bucket - 1);
-      bottom = bottom < options->min_n ? options->min_n : bottom;
-      bucket_points points = {{n, bottom}, bottom < n && !streams_from_memory(&jobs[j], n) ? 2 : 1};
+      bucket_points points = points_for(&jobs[j], bucket, options->min_n, options->max_n);
       char what[96];
       snprintf(what, sizeof what, "%s %s->%s n=%zu", cureduce_op_name(jobs[j].op), cureduce_dtype_name(jobs[j].input),
-               cureduce_dtype_name(jobs[j].output), n);
+               cureduce_dtype_name(jobs[j].output), points.n[0]);
       report(options, done++, total, what);
       cureduce_tune_record record;
       CUREDUCE_FORWARD_IF_ERROR(tune_bucket(b, &jobs[j], &points, bucket, options->quick, &record));
