@@ -163,7 +163,7 @@ typedef struct call {
   cureduce_spec spec; /* CALL_SPEC */
 } call;
 
-static void fail(const char *what) {
+static _Noreturn void fail(const char *what) {
   fprintf(stderr, "cureduce-bench: %s: %s\n", what, cureduce_last_error_detail());
   exit(1);
 }

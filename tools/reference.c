@@ -45,7 +45,7 @@ uint64_t cureduce_ref_seed(void) {
 }
 
 static void seed_this_thread(void) {
-  uint64_t state = rng_seed + 0x632be59bd9b4e019ull * (rng_streams += 1);
+  uint64_t state = atomic_load(&rng_seed) + 0x632be59bd9b4e019ull * (atomic_fetch_add(&rng_streams, 1) + 1);
   for (int i = 0; i < 4; i++)
     rng_state[i] = splitmix(&state);
   rng_seeded = true;
