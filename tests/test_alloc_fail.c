@@ -53,7 +53,7 @@ static long fail_at = -1;       /* the allocation that fails, counting from 1; -
 extern char __executable_start[], etext[];
 static bool own_code_only;
 enum { table_size = 1 << 16 };
-static void *_Atomic owned[table_size];
+static void *owned[table_size]; /* guarded by table_lock */
 static atomic_flag table_lock = ATOMIC_FLAG_INIT;
 static void *const removed = (void *)1;
 
