@@ -41,24 +41,16 @@ static cureduce_spec candidate(const cureduce_tune_job *job, uint16_t block, uin
   return spec;
 }
 
-/* Where a bucket is measured: n[0], the size it is tuned at, and n[1], its smallest size, unless
- * its calls stream from memory, where the whole bucket behaves alike. A choice made for the
- * upper part of a bucket alone can lose to the default at its lower edge (seen on the H200: max
- * f32 at n = 4096), so a candidate must beat the default at both. */
-typedef struct bucket_points {
-  size_t n[2];
-  int count;
-} bucket_points;
-
 static bool streams_from_memory(const cureduce_tune_job *job, size_t n) {
   return n * cureduce_dtype_size(job->input) >= ((size_t)256 << 20);
 }
 
-static bucket_points points_for(const cureduce_tune_job *job, unsigned bucket, size_t min_n, size_t max_n) {
+cureduce_bucket_points cureduce_tune_points(const cureduce_tune_job *job, unsigned bucket, size_t min_n,
+                                            size_t max_n) {
   size_t n = cureduce_tune_bucket_size(bucket, min_n, max_n);
   size_t smallest = bucket < 2 ? bucket : (size_t)1 << (bucket - 1);
   smallest = smallest < min_n ? min_n : smallest;
-  return (bucket_points){{n, smallest}, smallest < n && !streams_from_memory(job, n) ? 2 : 1};
+  return (cureduce_bucket_points){{n, smallest}, smallest < n && !streams_from_memory(job, n) ? 2 : 1};
 }
 
 /* The candidates kept so far, with the grid each launches at each point of the bucket. */
@@ -70,7 +62,8 @@ typedef struct candidate_list {
 
 /* Keeps spec unless one already kept launches the same grids: that is the same kernel run the
  * same way. */
-static void keep_if_new(candidate_list *list, const cureduce_spec *spec, const bucket_points *points, int sm_count) {
+static void keep_if_new(candidate_list *list, const cureduce_spec *spec, const cureduce_bucket_points *points,
+                        int sm_count) {
   if (list->count >= list->max || list->count >= 64)
     return;
   unsigned *grids = list->grids[list->count];
@@ -83,9 +76,8 @@ static void keep_if_new(candidate_list *list, const cureduce_spec *spec, const b
   list->specs[list->count++] = *spec;
 }
 
-/* The candidates for the bucket, the default first. */
-static size_t candidates_for(const cureduce_tune_job *job, const bucket_points *points,
-                             const cureduce_device_info *device, bool quick, cureduce_spec *out, size_t max) {
+size_t cureduce_tune_candidates(const cureduce_tune_job *job, const cureduce_bucket_points *points,
+                                const cureduce_device_info *device, bool quick, cureduce_spec *out, size_t max) {
   space s = candidate_space(quick);
   candidate_list list = {.specs = out, .max = max};
   cureduce_spec spec = cureduce_plan_default_spec(job->op, job->input, job->output, device->max_threads_per_sm);
@@ -272,8 +264,8 @@ static cureduce_status time_spec(bench_state *b, const cureduce_spec *spec, size
 }
 
 /* The spec's median at each point of the bucket. */
-static cureduce_status time_at_points(bench_state *b, const cureduce_spec *spec, const bucket_points *points, int reps,
-                                      bool warm_up, double *times) {
+static cureduce_status time_at_points(bench_state *b, const cureduce_spec *spec, const cureduce_bucket_points *points,
+                                      int reps, bool warm_up, double *times) {
   for (int p = 0; p < points->count; p++)
     CUREDUCE_FORWARD_IF_ERROR(time_spec(b, spec, points->n[p], reps, warm_up, &times[p]));
   return CUREDUCE_STATUS_OK;
@@ -291,10 +283,10 @@ static double worst_ratio(const double *times, const double *default_times, int 
  * with more calls, in alternating order. The default wins unless another scores below 1 in the
  * second round, that is, is faster at every point. A candidate that fails to launch is logged
  * and left out. */
-static cureduce_status tune_bucket(bench_state *b, const cureduce_tune_job *job, const bucket_points *points,
+static cureduce_status tune_bucket(bench_state *b, const cureduce_tune_job *job, const cureduce_bucket_points *points,
                                    unsigned bucket, bool quick, cureduce_tune_record *record) {
   cureduce_spec specs[64];
-  size_t count = candidates_for(job, points, &b->context->info, quick, specs, 64);
+  size_t count = cureduce_tune_candidates(job, points, &b->context->info, quick, specs, 64);
   double first_times[64][2], first[64];
   size_t order[64];
   timing_plan timing = plan_timing(job, points->n[0], quick);
@@ -385,7 +377,7 @@ static cureduce_status tune_all(bench_state *b, const cureduce_tune_job *jobs, s
   size_t total = job_count * (last - first + 1), done = 0;
   for (size_t j = 0; j < job_count; j++)
     for (unsigned bucket = first; bucket <= last; bucket++) {
-      bucket_points points = points_for(&jobs[j], bucket, options->min_n, options->max_n);
+      cureduce_bucket_points points = cureduce_tune_points(&jobs[j], bucket, options->min_n, options->max_n);
       char what[96];
       snprintf(what, sizeof what, "%s %s->%s n=%zu", cureduce_op_name(jobs[j].op), cureduce_dtype_name(jobs[j].input),
                cureduce_dtype_name(jobs[j].output), points.n[0]);
@@ -468,7 +460,7 @@ cureduce_status cureduce_tune_in_place(cureduce_context *context, const cureduce
   cureduce_status status = create_marks(&b);
   cureduce_tune_record record;
   if (status == CUREDUCE_STATUS_OK)
-    status = tune_bucket(&b, job, &(bucket_points){{n, n}, 1}, cureduce_size_bucket(n), true, &record);
+    status = tune_bucket(&b, job, &(cureduce_bucket_points){{n, n}, 1}, cureduce_size_bucket(n), true, &record);
   destroy_marks(&b);
   CUREDUCE_FORWARD_IF_ERROR(status);
   cureduce_tunedb one = {&record, 1, 1};

@@ -41,6 +41,22 @@ typedef struct cureduce_tune_options {
 /* The size a bucket is tuned at: three quarters of its top, within [min_n, max_n]. */
 size_t cureduce_tune_bucket_size(unsigned bucket, size_t min_n, size_t max_n);
 
+/* Where a bucket is measured: n[0], the size it is tuned at, and n[1], its smallest size, unless
+ * its calls stream from memory (inputs of 256 MiB or more), where the whole bucket behaves
+ * alike. A choice made for the upper part of a bucket alone can lose to the default at its lower
+ * edge (seen on the H200: max f32 at n = 4096), so a candidate must beat the default at both. */
+typedef struct cureduce_bucket_points {
+  size_t n[2];
+  int count;
+} cureduce_bucket_points;
+cureduce_bucket_points cureduce_tune_points(const cureduce_tune_job *job, unsigned bucket, size_t min_n,
+                                            size_t max_n);
+
+/* The candidates timed at those points, the default first, at most max: the space within the
+ * SM's threads, less those that launch the same grids as one kept before. */
+size_t cureduce_tune_candidates(const cureduce_tune_job *job, const cureduce_bucket_points *points,
+                                const cureduce_device_info *device, bool quick, cureduce_spec *out, size_t max);
+
 /* Every kernel the tuner could pick for the jobs, compiled for sm_arch into the disk cache with
  * `threads` compilers at once: what --offline does, and the tuner's first step. */
 cureduce_status cureduce_tune_compile(const cureduce_tune_job *jobs, size_t job_count, bool quick, int arch,

@@ -1,0 +1,82 @@
+/* The tuner's plan for each bucket, without a GPU: where it measures, and which candidates it
+ * times there (on a made-up device with an H200's shape: 132 SMs of 2048 threads). */
+#include <stdlib.h>
+
+#include "execute.h"
+#include "harness.h"
+#include "plan.h"
+#include "tune.h"
+
+static const cureduce_device_info device = {"a device with an H200's shape", 90, 132, 2048};
+static const cureduce_tune_job sum_f32 = {CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32};
+static const size_t min_n = 256, max_n = (size_t)1 << 30;
+
+START_TEST(test_points_of_a_bucket) {
+  cureduce_bucket_points p = cureduce_tune_points(&sum_f32, 13, min_n, max_n); /* n from 4096 to 8191 */
+  ck_assert_int_eq(p.count, 2);
+  ck_assert_uint_eq(p.n[0], 6144);
+  ck_assert_uint_eq(p.n[1], 4096);
+  p = cureduce_tune_points(&sum_f32, 9, min_n, max_n); /* the first bucket, its bottom at min_n */
+  ck_assert_int_eq(p.count, 2);
+  ck_assert_uint_eq(p.n[0], 384);
+  ck_assert_uint_eq(p.n[1], 256);
+  p = cureduce_tune_points(&sum_f32, 27, min_n, max_n); /* 3 * 2^25 f32: 384 MiB, streams */
+  ck_assert_int_eq(p.count, 1);
+  ck_assert_uint_eq(p.n[0], (size_t)3 << 25);
+  cureduce_tune_job sum_u8 = {CUREDUCE_OP_SUM, CUREDUCE_U8, CUREDUCE_U64};
+  ck_assert_int_eq(cureduce_tune_points(&sum_u8, 27, min_n, max_n).count, 2); /* 96 MiB of bytes */
+  p = cureduce_tune_points(&sum_f32, 10, 1000, 1000); /* one size: one point */
+  ck_assert_int_eq(p.count, 1);
+  ck_assert_uint_eq(p.n[0], 1000);
+}
+END_TEST
+
+/* Each candidate fits the SM and differs from every other in its block, loads in flight or grids. */
+static void check_candidates(const cureduce_spec *specs, size_t count, const cureduce_bucket_points *points) {
+  cureduce_spec fallback = cureduce_plan_default_spec(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 2048);
+  ck_assert(cureduce_spec_equal(&specs[0], &fallback));
+  for (size_t i = 0; i < count; i++) {
+    ck_assert_int_le(specs[i].block * specs[i].blocks_per_sm, device.max_threads_per_sm);
+    ck_assert(cureduce_spec_validate(&specs[i]) == CUREDUCE_STATUS_OK);
+    for (size_t j = 0; j < i; j++) {
+      bool same_grids = true;
+      for (int p = 0; p < points->count; p++)
+        same_grids = same_grids && cureduce_grid_for(&specs[i], device.sm_count, points->n[p], true) ==
+                                       cureduce_grid_for(&specs[j], device.sm_count, points->n[p], true);
+      ck_assert_msg(!(specs[i].block == specs[j].block && specs[i].unroll == specs[j].unroll && same_grids),
+                    "candidates %zu and %zu run alike", j, i);
+    }
+  }
+}
+
+START_TEST(test_candidates_of_a_bucket) {
+  cureduce_spec specs[64];
+  /* A large bucket: every grid differs, so the whole space within 2048 threads an SM is timed:
+   * blocks of 128 (4, 8, 16 an SM), 256 (4, 8) and 512 (4), each with 1, 2, 4 or 8 loads, the
+   * default among them. */
+  cureduce_bucket_points large = cureduce_tune_points(&sum_f32, 30, min_n, max_n);
+  size_t count = cureduce_tune_candidates(&sum_f32, &large, &device, false, specs, 64);
+  ck_assert_uint_eq(count, 24);
+  check_candidates(specs, count, &large);
+  /* The smallest bucket: one block whatever the shape, so one candidate per block and loads. */
+  cureduce_bucket_points small = cureduce_tune_points(&sum_f32, 9, min_n, max_n);
+  count = cureduce_tune_candidates(&sum_f32, &small, &device, false, specs, 64);
+  ck_assert_uint_eq(count, 12);
+  check_candidates(specs, count, &small);
+  /* The quick space: 256 threads, 2 or 4 loads, 4 or 8 blocks an SM. */
+  count = cureduce_tune_candidates(&sum_f32, &large, &device, true, specs, 64);
+  ck_assert_uint_eq(count, 4);
+  check_candidates(specs, count, &large);
+  /* The caller's array bounds the list. */
+  ck_assert_uint_eq(cureduce_tune_candidates(&sum_f32, &large, &device, false, specs, 5), 5);
+}
+END_TEST
+
+int main(void) {
+  Suite *suite = suite_create("tune-space");
+  TCase *space = tcase_create("space");
+  tcase_add_test(space, test_points_of_a_bucket);
+  tcase_add_test(space, test_candidates_of_a_bucket);
+  suite_add_tcase(suite, space);
+  return harness_run(suite, false);
+}
