@@ -154,13 +154,22 @@ typedef struct bench {
   double ceiling_gbps;
 } bench;
 
+/* A kernel launched by hand: the read-ceiling kernel, and the plan's kernel as the host-overhead
+ * baseline. */
+typedef struct raw_launch {
+  CUfunction function;
+  unsigned grid, block;
+  void **parameters;
+} raw_launch;
+
 /* What one timed call enqueues. */
 typedef struct call {
-  enum { CALL_LIBRARY, CALL_SPEC, CALL_CUB } kind;
+  enum { CALL_LIBRARY, CALL_SPEC, CALL_CUB, CALL_RAW } kind;
   cureduce_op op;
   cureduce_dtype input, output;
   size_t n;
-  cureduce_spec spec; /* CALL_SPEC */
+  cureduce_spec spec;    /* CALL_SPEC */
+  const raw_launch *raw; /* CALL_RAW */
 } call;
 
 static _Noreturn void fail(const char *what) {
@@ -192,6 +201,11 @@ static void enqueue(bench *b, const call *c) {
     }
 #endif
     break;
+  case CALL_RAW:
+    check_cuda(b->cu->cuLaunchKernel(c->raw->function, c->raw->grid, 1, 1, c->raw->block, 1, 1, 0, b->stream,
+                                     c->raw->parameters, NULL),
+               "cuLaunchKernel");
+    break;
   }
   if (status != CUREDUCE_STATUS_OK)
     fail("reduction");
@@ -201,6 +215,8 @@ static int compare_floats(const void *a, const void *b) {
   float x = *(const float *)a, y = *(const float *)b;
   return (x > y) - (x < y);
 }
+
+static double gbps(size_t bytes, double us) { return us > 0 ? (double)bytes / (us * 1e-6) / 1e9 : 0; }
 
 /* Median of `reps` event-timed single calls, in microseconds, after a warm-up. */
 static double time_median(bench *b, const call *c, int reps) {
@@ -299,27 +315,14 @@ static double measure_ceiling(bench *b, int reps) {
   unsigned long long vectors = b->input_bytes / 16;
   CUdeviceptr sink = b->output;
   void *parameters[] = {&b->input, &vectors, &sink};
-  unsigned grid = (unsigned)b->context->info.sm_count * 8;
-  float best_median;
-  float *times = malloc((size_t)reps * sizeof *times);
-  for (int i = -10; i < reps; i++) {
-    check_cuda(b->cu->cuEventRecord(b->start, b->stream), "cuEventRecord");
-    check_cuda(b->cu->cuLaunchKernel(kernel, grid, 1, 1, 256, 1, 1, 0, b->stream, parameters, NULL), "cuLaunchKernel");
-    check_cuda(b->cu->cuEventRecord(b->stop, b->stream), "cuEventRecord");
-    check_cuda(b->cu->cuEventSynchronize(b->stop), "cuEventSynchronize");
-    if (i >= 0)
-      check_cuda(b->cu->cuEventElapsedTime(&times[i], b->start, b->stop), "cuEventElapsedTime");
-  }
-  qsort(times, (size_t)reps, sizeof *times, compare_floats);
-  best_median = times[reps / 2];
-  free(times);
+  raw_launch ceiling = {kernel, (unsigned)b->context->info.sm_count * 8, 256, parameters};
+  call c = {.kind = CALL_RAW, .raw = &ceiling};
+  double us = time_median(b, &c, reps);
   b->cu->cuModuleUnload(module);
-  return (double)b->input_bytes / (best_median * 1e-3) / 1e9;
+  return gbps(b->input_bytes, us);
 }
 
 /* ---- the tables ---------------------------------------------------------------------------- */
-
-static double gbps(size_t bytes, double us) { return us > 0 ? (double)bytes / (us * 1e-6) / 1e9 : 0; }
 
 /* The clocks the driver reports (the maxima; nvidia-smi shows the current ones). */
 static void device_clocks(const bench *b, int *sm_mhz, int *memory_mhz) {
@@ -416,7 +419,7 @@ static int compare_all(const options *o, bench *b, bool have_cub, double *ratios
         cureduce_op op = (cureduce_op)o->ops[p];
         cureduce_dtype type = (cureduce_dtype)o->types[t], output;
         cureduce_accumulator_type(op, type, &output);
-        call c = {CALL_LIBRARY, op, type, output, o->sizes[s], {0}};
+        call c = {.kind = CALL_LIBRARY, .op = op, .input = type, .output = output, .n = o->sizes[s]};
         if (c.n * cureduce_dtype_size(type) > b->input_bytes)
           continue;
         bool cub_covers = have_cub && op != CUREDUCE_OP_PROD && !cureduce_op_is_arg(op);
@@ -441,35 +444,16 @@ static double seconds_now(void) {
   return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
 }
 
-/* The plan's kernel launched by hand, as cureduce_execute would for a single pass. */
-typedef struct bare_launch {
-  CUfunction function;
-  unsigned grid, block;
-  CUdeviceptr input, output, partials, ticket;
-  unsigned long long n;
-} bare_launch;
-
-static void enqueue_bare(bench *b, bare_launch *l) {
-  void *parameters[] = {&l->input, &l->n, &l->output, &l->partials, &l->ticket};
-  check_cuda(b->cu->cuLaunchKernel(l->function, l->grid, 1, 1, l->block, 1, 1, 0, b->stream, parameters, NULL),
-             "cuLaunchKernel");
-}
-
-/* CPU microseconds to enqueue one call (c, or the bare launch when c is NULL): the median over
- * batches of 64 calls, each batch begun on a drained stream so that the launch queue never
- * fills and blocks. */
-static double host_us(bench *b, const call *c, bare_launch *bare) {
+/* CPU microseconds to enqueue one call: the median over batches of 64 calls, each batch begun on
+ * a drained stream so that the launch queue never fills and blocks. */
+static double host_us(bench *b, const call *c) {
   enum { batches = 51, batch = 64 };
   double per_call[batches];
   for (int k = 0; k < batches; k++) {
     check_cuda(b->cu->cuStreamSynchronize(b->stream), "cuStreamSynchronize");
     double start = seconds_now();
-    for (int i = 0; i < batch; i++) {
-      if (c)
-        enqueue(b, c);
-      else
-        enqueue_bare(b, bare);
-    }
+    for (int i = 0; i < batch; i++)
+      enqueue(b, c);
     per_call[k] = (seconds_now() - start) * 1e6 / batch;
   }
   check_cuda(b->cu->cuStreamSynchronize(b->stream), "cuStreamSynchronize");
@@ -482,27 +466,28 @@ static double host_us(bench *b, const call *c, bare_launch *bare) {
 static void report_host_overhead(const options *o, bench *b) {
   size_t n = (size_t)1 << 20;
   n = n * 4 <= b->input_bytes ? n : b->input_bytes / 4;
-  call c = {CALL_LIBRARY, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, n, {0}};
+  call c = {.kind = CALL_LIBRARY, .op = CUREDUCE_OP_SUM, .input = CUREDUCE_F32, .output = CUREDUCE_F32, .n = n};
   const cureduce_plan *plan;
   CUdeviceptr slot;
   if (cureduce_plan_get(b->context, c.op, c.input, c.output, n, &plan) != CUREDUCE_STATUS_OK ||
       cureduce_workspace_slot(&b->context->workspace, b->stream, &slot) != CUREDUCE_STATUS_OK)
     fail("planning the host-overhead run");
-  bare_launch bare = {plan->kernel.first, cureduce_grid_for(&plan->spec, b->context->info.sm_count, n, true),
-                      plan->spec.block,   b->input, b->output, slot + CUREDUCE_SLOT_PARTIALS,
-                      slot + CUREDUCE_SLOT_TICKET, n};
-  cureduce_value library = run_once(b, &c); /* the bare launch must compute the same bits */
-  check_cuda(b->cu->cuMemsetD8(b->output, 0xA5, 16), "cuMemsetD8");
-  enqueue_bare(b, &bare);
-  check_cuda(b->cu->cuStreamSynchronize(b->stream), "cuStreamSynchronize");
-  cureduce_value by_hand = {.index = -1};
-  check_cuda(b->cu->cuMemcpyDtoH(&by_hand, b->output, 4), "cuMemcpyDtoH");
+  /* The plan's kernel launched by hand, as cureduce_execute would for a single pass. */
+  CUdeviceptr partials = slot + CUREDUCE_SLOT_PARTIALS, ticket = slot + CUREDUCE_SLOT_TICKET;
+  unsigned long long count = n;
+  void *parameters[] = {&b->input, &count, &b->output, &partials, &ticket};
+  raw_launch kernel = {plan->kernel.first, cureduce_grid_for(&plan->spec, b->context->info.sm_count, n, true),
+                       plan->spec.block, parameters};
+  call bare = c;
+  bare.kind = CALL_RAW;
+  bare.raw = &kernel;
+  cureduce_value library = run_once(b, &c), by_hand = run_once(b, &bare);
   if (memcmp(&library.value, &by_hand.value, 4) != 0)
     fail("the bare launch does not reproduce the library's result");
-  double bare_us = host_us(b, NULL, &bare), checked_us = host_us(b, &c, NULL);
+  double bare_us = host_us(b, &bare), checked_us = host_us(b, &c);
   bool saved = b->context->check_pointers;
   b->context->check_pointers = false;
-  double unchecked_us = host_us(b, &c, NULL);
+  double unchecked_us = host_us(b, &c);
   b->context->check_pointers = saved;
   if (o->format == FORMAT_JSON) {
     printf(",\n \"host_overhead\": {\"n\": %zu, \"bare_launch_us\": %.3f, \"cureduce_reduce_us\": %.3f, "
@@ -572,8 +557,9 @@ static int run_ladder(const options *o, bench *b, bool have_cub) {
              "x rung0");
     double previous = 0, rung0 = 0;
     for (int strategy = CUREDUCE_STRATEGY_RUNG0; strategy < CUREDUCE_STRATEGY_COUNT; strategy++) {
-      call c = {CALL_SPEC, op, type, output, n, cureduce_plan_strategy_spec((cureduce_strategy)strategy, op, type, output,
-                                                                              b->context->info.max_threads_per_sm)};
+      call c = {.kind = CALL_SPEC, .op = op, .input = type, .output = output, .n = n,
+                .spec = cureduce_plan_strategy_spec((cureduce_strategy)strategy, op, type, output,
+                                                    b->context->info.max_threads_per_sm)};
       verify(b, &c, have_cub);
       double us = time_median(b, &c, o->reps);
       char rung[8];
@@ -584,14 +570,14 @@ static int run_ladder(const options *o, bench *b, bool have_cub) {
       if (strategy == CUREDUCE_STRATEGY_RUNG0)
         rung0 = us;
     }
-    call single = {CALL_SPEC, op, type, output, n,
-                   cureduce_plan_strategy_spec(CUREDUCE_STRATEGY_SINGLE_PASS, op, type, output,
-                                               b->context->info.max_threads_per_sm)};
+    call single = {.kind = CALL_SPEC, .op = op, .input = type, .output = output, .n = n,
+                   .spec = cureduce_plan_strategy_spec(CUREDUCE_STRATEGY_SINGLE_PASS, op, type, output,
+                                                       b->context->info.max_threads_per_sm)};
     verify(b, &single, have_cub);
     double us = time_median(b, &single, o->reps);
     print_ladder_row(o, b, "11+", "single_pass", "rung 11 with the single-pass finish", n, bytes, us, previous, rung0);
     previous = us;
-    call library = {CALL_LIBRARY, op, type, output, n, {0}};
+    call library = {.kind = CALL_LIBRARY, .op = op, .input = type, .output = output, .n = n};
     us = time_median(b, &library, o->reps);
     print_ladder_row(o, b, "12", "(the library's plan)", "what cureduce_reduce runs", n, bytes, us, previous, rung0);
     if (have_cub) {
