@@ -110,6 +110,14 @@ static bool decode_record(const unsigned char *p, cureduce_tune_record *r) {
          cureduce_spec_validate(&r->spec) == CUREDUCE_STATUS_OK;
 }
 
+/* Whether records [from, count) already hold r's slot. */
+static bool holds_slot(const cureduce_tunedb *db, size_t from, const cureduce_tune_record *r) {
+  for (size_t i = from; i < db->count; i++)
+    if (same_slot(&db->records[i], r))
+      return true;
+  return false;
+}
+
 static size_t header_bytes(size_t key_length) { return 8 + 4 + 4 + key_length + 4 + CUREDUCE_SHA256_BYTES; }
 
 bool cureduce_tunedb_encode(const char *gpu_key, const cureduce_tunedb *db, void **data, size_t *size) {
@@ -150,12 +158,17 @@ cureduce_tunedb_verdict cureduce_tunedb_decode(const char *gpu_key, const void *
     return CUREDUCE_TUNEDB_FOREIGN;
   size_t promised = get_u32(file + 16 + key_length), present = (size - header) / record_bytes;
   bool damaged = promised != present || (size - header) % record_bytes != 0;
+  size_t first = db->count;
   for (size_t i = 0; i < present && i < promised; i++) {
     cureduce_tune_record record;
-    if (decode_record(file + header + i * record_bytes, &record))
+    if (decode_record(file + header + i * record_bytes, &record)) {
+      /* A writer stores each slot once; a second record for one (found by the fuzzer) replaces
+       * the first, so the file is not what was written. */
+      damaged |= holds_slot(db, first, &record);
       damaged |= !cureduce_tunedb_put(db, &record);
-    else
+    } else {
       damaged = true;
+    }
   }
   return damaged ? CUREDUCE_TUNEDB_DAMAGED : CUREDUCE_TUNEDB_VALID;
 }

@@ -88,6 +88,22 @@ START_TEST(test_reserved_bytes_must_be_zero) {
 }
 END_TEST
 
+/* A file whose checksums all hold but which stores one slot twice (found by the fuzzer: it did
+ * not encode back to itself) is damaged, not valid; the later record is kept. */
+START_TEST(test_one_slot_twice_is_damage) {
+  FILE *seed = fopen(CUREDUCE_FUZZ_CORPUS "/tuning_database/crash-duplicate-slot", "rb");
+  ck_assert_ptr_nonnull(seed);
+  unsigned char crash[512];
+  size_t crash_size = fread(crash, 1, sizeof crash, seed);
+  fclose(seed);
+  cureduce_tunedb back = {0};
+  ck_assert_int_eq(cureduce_tunedb_decode("device=fuzz;cc=9.0;sms=132", crash, crash_size, &back),
+                   CUREDUCE_TUNEDB_DAMAGED);
+  ck_assert_uint_eq(back.count, 2);
+  cureduce_tunedb_free(&back);
+}
+END_TEST
+
 START_TEST(test_every_corruption_and_truncation) {
   cureduce_tunedb db = some_records(5, 0);
   void *data;
@@ -215,6 +231,7 @@ int main(void) {
   tcase_set_timeout(tunedb, 120);
   tcase_add_test(tunedb, test_round_trip_and_lookup);
   tcase_add_test(tunedb, test_reserved_bytes_must_be_zero);
+  tcase_add_test(tunedb, test_one_slot_twice_is_damage);
   tcase_add_test(tunedb, test_every_corruption_and_truncation);
   tcase_add_test(tunedb, test_eight_processes_merge_at_once);
   tcase_add_test(tunedb, test_read_only_folder);
