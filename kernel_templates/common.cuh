@@ -50,9 +50,16 @@ template <> struct element<CUREDUCE_DTYPE_BF16> : float_like {
     return __int_as_float((int)((unsigned)s << 16));
   }
   static __device__ __forceinline__ storage from_value(float f) {
+#if __CUDA_ARCH__ >= 800
     storage s;
     asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(s) : "f"(f));
     return s;
+#else
+    // cvt.rn.bf16.f32 needs sm_80: round to nearest even by hand, NaN kept quiet.
+    unsigned u = __float_as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (storage)((u >> 16) | 0x40u);
+    return (storage)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+#endif
   }
   static __device__ __forceinline__ wide to_wide(storage s) { return to_value(s); }
 };
