@@ -48,6 +48,10 @@ static cureduce_status read_device(cureduce_context *context, int ordinal) {
   CUREDUCE_CU(cu->cuDeviceGetAttribute(&info->max_threads_per_sm, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
                                        context->device));
   info->arch = major * 10 + minor;
+  CUREDUCE_RETURN_ERROR_IF(info->arch < CUREDUCE_MIN_ARCH, UNSUPPORTED,
+                           "%s is sm_%d; cureduce needs sm_%d (Turing) or newer, the oldest CUDA 13's NVRTC compiles for",
+                           info->name, info->arch, CUREDUCE_MIN_ARCH);
+  context->ordinal = ordinal;
   int bus_bits, memory_khz, driver;
   CUREDUCE_CU(cu->cuDeviceGetAttribute(&bus_bits, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, context->device));
   CUREDUCE_CU(cu->cuDeviceGetAttribute(&memory_khz, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, context->device));
@@ -142,6 +146,7 @@ cureduce_status cureduce_context_create(cureduce_context **created, const curedu
   cureduce_log(&context->logger, CUREDUCE_LOG_INFO, "context on device %d: %s, sm_%d, %d SMs", settings->device,
                context->info.name, context->info.arch, context->info.sm_count);
   *created = context;
+  cureduce_error_clear(); /* a warning on the way (an unwritable cache) is no failure of this call */
   return CUREDUCE_STATUS_OK;
 }
 
@@ -154,7 +159,7 @@ void cureduce_context_destroy(cureduce_context *context) {
   cureduce_workspace_destroy(&context->workspace);
   if (entered == CUREDUCE_STATUS_OK)
     cureduce_context_leave(context, pushed);
-  cureduce_plan_table_free(&context->plans);
+  cureduce_plancache_free(&context->plans);
   cureduce_diskcache_close(&context->disk);
   cureduce_tunedb_free(&context->tuned);
   pthread_mutex_destroy(&context->tuned_lock);
@@ -169,15 +174,17 @@ cureduce_status cureduce_context_adopt_tuning(cureduce_context *context, const c
     stored = stored && cureduce_tunedb_put(&context->tuned, &records->records[i]);
   pthread_mutex_unlock(&context->tuned_lock);
   CUREDUCE_RETURN_ERROR_IF(!stored, OUT_OF_MEMORY, "no memory for the tuning records");
-  for (size_t i = 0; i < records->count; i++)
-    cureduce_plan_forget(&context->plans, (cureduce_op)records->records[i].op,
-                         (cureduce_dtype)records->records[i].input, (cureduce_dtype)records->records[i].output,
-                         records->records[i].bucket);
+  for (size_t i = 0; i < records->count; i++) {
+    const cureduce_tune_record *r = &records->records[i];
+    cureduce_plancache_key key = {(cureduce_op)r->op, (cureduce_dtype)r->input, (cureduce_dtype)r->output, r->bucket};
+    cureduce_plancache_forget(&context->plans, &key);
+  }
   if (!context->tunedb_path[0])
     return CUREDUCE_STATUS_OK;
   cureduce_status status = cureduce_tunedb_merge(context->tunedb_path, context->gpu_key, records, &context->logger);
   if (status != CUREDUCE_STATUS_OK)
     cureduce_log(&context->logger, CUREDUCE_LOG_WARN, "%s: the tuning stays in this process's memory",
                  cureduce_last_error_detail());
+  cureduce_error_clear(); /* warned: the tuning itself succeeded */
   return CUREDUCE_STATUS_OK;
 }

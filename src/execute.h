@@ -1,6 +1,5 @@
-/* Runs one kernel specification over an input: the grid of each pass, the single-pass launch,
- * and the classic ladder's passes over partials. The library's own path and the tools that run
- * any spec (the ladder bench, the tests) share it. */
+/* Launching a production (single-pass) kernel: its grid for n elements, the workspace it needs,
+ * and the launch itself. Plans, the tuner and the ladder's own executor (ladder.h) share it. */
 #ifndef CUREDUCE_EXECUTE_H
 #define CUREDUCE_EXECUTE_H
 
@@ -8,24 +7,31 @@
 
 #include "kcache.h"
 
+/* A single pass's workspace: the ticket that finds the last block to finish (0 between launches;
+ * the last block re-arms it), then one partial of at most 16 bytes per block. */
+enum {
+  CUREDUCE_WORKSPACE_TICKET = 0,
+  CUREDUCE_WORKSPACE_PARTIALS = 256,
+  CUREDUCE_WORKSPACE_ALIGNMENT = 16,
+  CUREDUCE_MAX_GRID = 8192,
+  CUREDUCE_WORKSPACE_MAX_BYTES = CUREDUCE_WORKSPACE_PARTIALS + CUREDUCE_MAX_GRID * 16
+};
+
 /* Blocks for one pass over `count` elements: input elements on the first pass, partials after. */
 unsigned cureduce_grid_for(const cureduce_spec *spec, int sm_count, size_t count, bool first_pass);
 
-/* Device memory, beyond a workspace slot, that running spec over n elements needs: the classic
- * ladder's two partial buffers (and rung 1's work area); 0 for single-pass strategies. */
-size_t cureduce_execute_scratch_bytes(const cureduce_spec *spec, int sm_count, size_t n);
+/* Workspace bytes a single pass of `grid` blocks needs: none for one block. */
+size_t cureduce_single_pass_workspace_bytes(const cureduce_spec *spec, unsigned grid);
 
-typedef struct cureduce_run {
-  CUdeviceptr input;
-  size_t n;
-  CUdeviceptr output;
-  CUstream stream;
-  CUdeviceptr slot;    /* a workspace slot: single pass with more than one block */
-  CUdeviceptr scratch; /* cureduce_execute_scratch_bytes() of device memory: the classic ladder */
-} cureduce_run;
+/* Launches a single pass of `grid` blocks on `stream`; `workspace` (0 for one block) must hold
+ * a zero ticket. The context must be current. */
+cureduce_status cureduce_launch_single_pass(const cureduce_driver *driver, const cureduce_spec *spec, CUfunction kernel,
+                                            unsigned grid, CUdeviceptr input, size_t n, CUdeviceptr output,
+                                            CUdeviceptr workspace, CUstream stream);
 
-/* Launches every pass, asynchronously on run->stream. The context must be current. */
-cureduce_status cureduce_execute(const cureduce_driver *driver, const cureduce_spec *spec, const cureduce_kernel *kernel,
-                                 int sm_count, const cureduce_run *run);
+/* The raw launch every pass of every strategy makes: (input, n, output, partials, work). */
+cureduce_status cureduce_launch_kernel(const cureduce_driver *driver, CUfunction function, unsigned grid, unsigned block,
+                                       CUdeviceptr input, size_t n, CUdeviceptr output, CUdeviceptr partials,
+                                       CUdeviceptr work, CUstream stream);
 
 #endif

@@ -1,5 +1,5 @@
 /* Compiled kernels of one context, loaded and ready to launch: spec -> CUfunction.
- * A miss walks spec -> source -> disk cache -> NVRTC (and back to the disk cache) -> module load.
+ * A miss builds the kernel (build.h: source, disk cache, NVRTC) and loads the module.
  * Safe to call from several threads; compiles run outside the lock. */
 #ifndef CUREDUCE_KCACHE_H
 #define CUREDUCE_KCACHE_H
@@ -35,10 +35,5 @@ void cureduce_kcache_release(cureduce_kcache *cache);
 /* The loaded kernel for spec's kernel part; the context must be current. The kernel stays valid
  * until the cache is released. */
 cureduce_status cureduce_kcache_get(cureduce_kcache *cache, const cureduce_spec *spec, cureduce_kernel *kernel);
-
-/* The CUBIN or PTX for a spec, from the disk cache or NVRTC, without loading it: what
- * offline cache warming and the compile tests need. The caller frees binary->data. */
-cureduce_status cureduce_kcache_build(const cureduce_spec *spec, int arch, cureduce_diskcache *disk,
-                                      const cureduce_logger *logger, cureduce_binary *binary);
 
 #endif

@@ -1,98 +1,99 @@
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "context.h"
+#include "dtype.h"
 #include "error.h"
+#include "execute.h"
+#include "plan.h"
+#include "pointers.h"
 
-unsigned cureduce_size_bucket(size_t n) {
-  unsigned bits = 0;
-  while (n) {
-    bits++;
-    n >>= 1;
-  }
-  return bits;
+void cureduce_problem_init(cureduce_problem *problem, cureduce_op op, cureduce_dtype input_type,
+                           cureduce_dtype output_type, uint64_t n) {
+  if (!problem)
+    return;
+  memset(problem, 0, sizeof *problem);
+  *problem = (cureduce_problem){op, input_type, output_type, CUREDUCE_LAYOUT_CONTIGUOUS, n, {0}};
 }
 
-cureduce_spec cureduce_plan_strategy_spec(cureduce_strategy strategy, cureduce_op op, cureduce_dtype input,
-                                          cureduce_dtype output, int max_threads_per_sm) {
-  enum { block = 256 };
-  int blocks_per_sm = max_threads_per_sm / block;
-  cureduce_coverage coverage = cureduce_strategy_coverage(strategy);
-  return (cureduce_spec){
-      .op = (uint8_t)op,
-      .input = (uint8_t)input,
-      .output = (uint8_t)output,
-      .strategy = (uint8_t)strategy,
-      .block = block,
-      .unroll = coverage == CUREDUCE_COVER_GRID_STRIDE ? 4 : coverage == CUREDUCE_COVER_UNROLL_PER_THREAD ? 8 : 1,
-      .vector_bytes = (uint8_t)(coverage == CUREDUCE_COVER_GRID_STRIDE ? 16 : cureduce_dtype_size(input)),
-      .blocks_per_sm = (uint16_t)(blocks_per_sm < 1 ? 1 : blocks_per_sm > 32 ? 32 : blocks_per_sm)};
+cureduce_status cureduce_problem_check(const cureduce_problem *problem) {
+  CUREDUCE_RETURN_ERROR_IF(!problem, NULL_POINTER, "problem must not be NULL");
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_types(problem->op, problem->input_type, problem->output_type));
+  CUREDUCE_RETURN_ERROR_IF(problem->layout != CUREDUCE_LAYOUT_CONTIGUOUS, UNSUPPORTED,
+                           "layout %d is not a cureduce_layout this version knows", (int)problem->layout);
+  for (size_t i = 0; i < sizeof problem->reserved; i++)
+    CUREDUCE_RETURN_ERROR_IF(problem->reserved[i] != 0, INVALID_ARGUMENT,
+                             "reserved byte %zu is not zero: start from cureduce_problem_init()", i);
+  CUREDUCE_RETURN_ERROR_IF(problem->n == 0 && problem->op != CUREDUCE_OP_SUM && problem->op != CUREDUCE_OP_PROD,
+                           EMPTY_INPUT, "%s of zero elements", cureduce_op_name(problem->op));
+  return CUREDUCE_STATUS_OK;
 }
 
-cureduce_spec cureduce_plan_default_spec(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
-                                         int max_threads_per_sm) {
-  return cureduce_plan_strategy_spec(CUREDUCE_STRATEGY_SINGLE_PASS, op, input, output, max_threads_per_sm);
+cureduce_status cureduce_check_call_pointers(cureduce_op op, cureduce_dtype input_type, const void *input, size_t n,
+                                             cureduce_dtype output_type, const void *output) {
+  size_t element = cureduce_dtype_size(input_type);
+  CUREDUCE_RETURN_ERROR_IF(n > 0 && !input, NULL_POINTER, "input is NULL with n = %zu", n);
+  CUREDUCE_RETURN_ERROR_IF(!output, NULL_POINTER, "output must not be NULL");
+  CUREDUCE_RETURN_ERROR_IF((uintptr_t)input % element != 0, MISALIGNED_POINTER,
+                           "input %p is not aligned to its %zu-byte elements", input, element);
+  size_t alignment = cureduce_result_alignment(op, output_type);
+  CUREDUCE_RETURN_ERROR_IF((uintptr_t)output % alignment != 0, MISALIGNED_POINTER,
+                           "output %p is not aligned to %zu bytes", output, alignment);
+  CUREDUCE_RETURN_ERROR_IF(n > (UINTPTR_MAX - (uintptr_t)input) / element, INVALID_ARGUMENT,
+                           "%zu elements of %zu bytes from %p run past the end of the address space", n, element,
+                           input);
+  return CUREDUCE_STATUS_OK;
 }
 
-/* The tuned spec of the key when the policy allows and the database has one, else the heuristic. */
-static cureduce_spec choose_spec(cureduce_context *context, cureduce_op op, cureduce_dtype input, cureduce_dtype output,
-                                 unsigned bucket) {
-  cureduce_spec spec = cureduce_plan_default_spec(op, input, output, context->info.max_threads_per_sm);
-  if (context->tuning == CUREDUCE_TUNING_OFF)
-    return spec;
+/* ---- choosing a configuration ------------------------------------------------------------------ */
+
+/* The tuned spec of the key when the policy allows and the database has one, else the heuristic;
+ * *generation as of that reading. */
+static cureduce_spec choose_spec(cureduce_context *context, const cureduce_plancache_key *key,
+                                 cureduce_plan_origin *origin, unsigned *generation) {
+  cureduce_spec spec = cureduce_spec_heuristic(key->op, key->input, key->output, context->info.max_threads_per_sm);
+  *origin = CUREDUCE_PLAN_HEURISTIC;
   pthread_mutex_lock(&context->tuned_lock);
-  const cureduce_tune_record *record = cureduce_tunedb_find(&context->tuned, op, input, output, bucket);
-  if (record)
+  *generation = atomic_load(&context->plans.generation);
+  const cureduce_tune_record *record = context->tuning == CUREDUCE_TUNING_OFF
+                                           ? NULL
+                                           : cureduce_tunedb_find(&context->tuned, key->op, key->input, key->output,
+                                                                  key->bucket);
+  if (record) {
     spec = record->spec;
+    *origin = CUREDUCE_PLAN_TUNED;
+  }
   pthread_mutex_unlock(&context->tuned_lock);
   return spec;
 }
 
-static cureduce_status make_plan(cureduce_context *context, cureduce_op op, cureduce_dtype input,
-                                 cureduce_dtype output, unsigned bucket, cureduce_plan **made) {
-  cureduce_plan *plan = calloc(1, sizeof *plan);
-  CUREDUCE_RETURN_ERROR_IF(!plan, OUT_OF_MEMORY, "no memory for a plan");
-  plan->spec = choose_spec(context, op, input, output, bucket);
-  cureduce_status status = cureduce_kcache_get(&context->kernels, &plan->spec, &plan->kernel);
+cureduce_status cureduce_plan_make_choice(cureduce_context *context, const cureduce_plancache_key *key,
+                                          cureduce_choice **made, unsigned *generation) {
+  cureduce_choice *choice = calloc(1, sizeof *choice);
+  CUREDUCE_RETURN_ERROR_IF(!choice, OUT_OF_MEMORY, "no memory for a plan");
+  choice->spec = choose_spec(context, key, &choice->origin, generation);
+  cureduce_kernel kernel;
+  cureduce_status status = cureduce_kcache_get(&context->kernels, &choice->spec, &kernel);
   if (status != CUREDUCE_STATUS_OK) {
-    free(plan);
+    free(choice);
     return status;
   }
-  *made = plan;
+  choice->kernel = kernel.first;
+  *made = choice;
   return CUREDUCE_STATUS_OK;
 }
 
-static _Atomic(cureduce_plan *) *plan_slot(cureduce_context *context, cureduce_op op, cureduce_dtype input,
-                                          cureduce_dtype output, unsigned bucket) {
-  return &context->plans.slots[op][input][output != input][bucket];
-}
-
-const cureduce_plan *cureduce_plan_peek(cureduce_context *context, cureduce_op op, cureduce_dtype input,
-                                        cureduce_dtype output, size_t n) {
-  return atomic_load_explicit(plan_slot(context, op, input, output, cureduce_size_bucket(n)), memory_order_acquire);
-}
-
-cureduce_status cureduce_plan_get(cureduce_context *context, cureduce_op op, cureduce_dtype input,
-                                  cureduce_dtype output, size_t n, const cureduce_plan **plan) {
-  unsigned bucket = cureduce_size_bucket(n);
-  _Atomic(cureduce_plan *) *slot = plan_slot(context, op, input, output, bucket);
-  cureduce_plan *found = atomic_load_explicit(slot, memory_order_acquire);
+cureduce_status cureduce_plan_choice(cureduce_context *context, const cureduce_plancache_key *key,
+                                     const cureduce_choice **choice) {
+  const cureduce_choice *found = cureduce_plancache_peek(&context->plans, key);
   if (found) {
-    *plan = found;
+    *choice = found;
     return CUREDUCE_STATUS_OK;
   }
-  cureduce_plan *made = NULL;
-  CUREDUCE_FORWARD_IF_ERROR(make_plan(context, op, input, output, bucket, &made));
-  /* Publish; a racing thread's plan is equally good, so the loser frees its own. */
-  cureduce_plan *expected = NULL;
-  if (!atomic_compare_exchange_strong_explicit(slot, &expected, made, memory_order_acq_rel, memory_order_acquire)) {
-    free(made);
-    *plan = expected;
-    return CUREDUCE_STATUS_OK;
-  }
-  made->next = atomic_load(&context->plans.all);
-  while (!atomic_compare_exchange_weak(&context->plans.all, &made->next, made))
-    ;
-  *plan = made;
+  cureduce_choice *made;
+  unsigned generation;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_make_choice(context, key, &made, &generation));
+  *choice = cureduce_plancache_publish(&context->plans, key, made, generation);
   return CUREDUCE_STATUS_OK;
 }
 
@@ -104,14 +105,196 @@ bool cureduce_plan_is_tuned(cureduce_context *context, cureduce_op op, cureduce_
   return tuned;
 }
 
-void cureduce_plan_forget(cureduce_plan_table *table, cureduce_op op, cureduce_dtype input, cureduce_dtype output,
-                          unsigned bucket) {
-  atomic_store(&table->slots[op][input][output != input][bucket], NULL);
+/* ---- running ------------------------------------------------------------------------------------ */
+
+/* A refused launch on a stream that belongs to another CUDA context gets a plain answer: the
+ * library's kernels live in the device's primary context. Checked only after a failure, so a
+ * good call pays nothing for it. */
+static cureduce_status explain_launch_failure(const cureduce_context *context, CUstream stream,
+                                              cureduce_status status) {
+  CUcontext owner;
+  if (status != CUREDUCE_STATUS_OK && stream && context->driver->cuStreamGetCtx(stream, &owner) == CUDA_SUCCESS &&
+      owner != context->primary)
+    return cureduce_fail(CUREDUCE_STATUS_INVALID_ARGUMENT, __FILE__, __LINE__, NULL,
+                         "stream %p belongs to another CUDA context; cureduce runs in the device's primary context "
+                         "(the CUDA runtime's), so pass a stream created there",
+                         (void *)stream);
+  return status;
 }
 
-void cureduce_plan_table_free(cureduce_plan_table *table) {
-  for (cureduce_plan *plan = atomic_load(&table->all), *next; plan; plan = next) {
-    next = plan->next;
-    free(plan);
+cureduce_status cureduce_plan_refuse_capture(const cureduce_context *context, CUstream stream, const char *why) {
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUREDUCE_CU(context->driver->cuStreamIsCapturing(stream, &capture));
+  CUREDUCE_RETURN_ERROR_IF(capture != CU_STREAM_CAPTURE_STATUS_NONE, INVALID_ARGUMENT,
+                           "stream %p is being captured into a CUDA graph, and %s: a graph would keep the stream's "
+                           "workspace slot and race with its later calls; capture cureduce_plan_execute() with a "
+                           "workspace of your own (cureduce_plan_workspace_size())",
+                           (void *)stream, why);
+  return CUREDUCE_STATUS_OK;
+}
+
+/* The workspace of a multi-block launch, armed on the stream: the caller's (its ticket zeroed
+ * on the stream first: any content will do), or the stream's slot, whose ticket every launch
+ * leaves at zero. */
+static cureduce_status arm_workspace(cureduce_context *context, const cureduce_launch *launch, size_t needed,
+                                     CUdeviceptr *workspace) {
+  if (launch->workspace) {
+    CUREDUCE_RETURN_ERROR_IF(launch->workspace_bytes < needed, INVALID_ARGUMENT,
+                             "workspace of %zu bytes given, %zu needed (cureduce_plan_workspace_size)",
+                             launch->workspace_bytes, needed);
+    CUREDUCE_RETURN_ERROR_IF(launch->workspace % CUREDUCE_WORKSPACE_ALIGNMENT != 0, MISALIGNED_POINTER,
+                             "workspace %p is not aligned to %d bytes", (void *)(uintptr_t)launch->workspace,
+                             CUREDUCE_WORKSPACE_ALIGNMENT);
+    if (context->check_pointers)
+      CUREDUCE_FORWARD_IF_ERROR(
+          cureduce_check_device_pointer(context, (const void *)(uintptr_t)launch->workspace, "workspace"));
+    CUREDUCE_CU(context->driver->cuMemsetD32Async(launch->workspace + CUREDUCE_WORKSPACE_TICKET, 0, 1, launch->stream));
+    *workspace = launch->workspace;
+    return CUREDUCE_STATUS_OK;
   }
+  CUREDUCE_FORWARD_IF_ERROR(
+      cureduce_plan_refuse_capture(context, launch->stream, "this reduction needs the library's workspace"));
+  return cureduce_workspace_slot(&context->workspace, launch->stream, workspace);
+}
+
+cureduce_status cureduce_plan_run(cureduce_context *context, const cureduce_choice *choice,
+                                  const cureduce_launch *launch) {
+  if (context->check_pointers) {
+    if (launch->n > 0)
+      CUREDUCE_FORWARD_IF_ERROR(cureduce_check_device_pointer(context, (const void *)(uintptr_t)launch->input, "input"));
+    if (!launch->output_is_result_cell)
+      CUREDUCE_FORWARD_IF_ERROR(
+          cureduce_check_device_pointer(context, (const void *)(uintptr_t)launch->output, "output"));
+  }
+  unsigned grid = cureduce_grid_for(&choice->spec, context->info.sm_count, launch->n, true);
+  CUdeviceptr workspace = 0;
+  if (grid > 1) {
+    size_t needed = cureduce_single_pass_workspace_bytes(&choice->spec, grid);
+    CUREDUCE_FORWARD_IF_ERROR(
+        explain_launch_failure(context, launch->stream, arm_workspace(context, launch, needed, &workspace)));
+  }
+  return explain_launch_failure(context, launch->stream,
+                                cureduce_launch_single_pass(context->driver, &choice->spec, choice->kernel, grid,
+                                                            launch->input, launch->n, launch->output, workspace,
+                                                            launch->stream));
+}
+
+/* ---- the public plan calls ----------------------------------------------------------------------- */
+
+/* A pinned configuration: parsed, production, and for this problem's operation and types. */
+static cureduce_status pin_choice(cureduce_context *context, const cureduce_problem *problem, const char *text,
+                                  cureduce_choice *choice) {
+  cureduce_spec spec;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_parse(text, &spec));
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate_production(&spec));
+  CUREDUCE_RETURN_ERROR_IF(spec.op != problem->op || spec.input != problem->input_type ||
+                               spec.output != problem->output_type,
+                           INVALID_SPEC, "spec '%s' is not for %s of %s to %s", text, cureduce_op_name(problem->op),
+                           cureduce_dtype_name(problem->input_type), cureduce_dtype_name(problem->output_type));
+  cureduce_kernel kernel;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_kcache_get(&context->kernels, &spec, &kernel));
+  *choice = (cureduce_choice){spec, kernel.first, CUREDUCE_PLAN_PINNED, NULL};
+  return CUREDUCE_STATUS_OK;
+}
+
+static cureduce_status fill_plan(cureduce_plan *plan, const char *spec) {
+  cureduce_context *context = plan->context;
+  const cureduce_problem *problem = &plan->problem;
+  if (spec) {
+    CUREDUCE_FORWARD_IF_ERROR(pin_choice(context, problem, spec, &plan->choice));
+  } else {
+    cureduce_plancache_key key = {problem->op, problem->input_type, problem->output_type,
+                                  cureduce_size_bucket((size_t)problem->n)};
+    const cureduce_choice *shared;
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_choice(context, &key, &shared));
+    plan->choice = *shared;
+    plan->choice.next = NULL;
+  }
+  plan->grid = cureduce_grid_for(&plan->choice.spec, context->info.sm_count, (size_t)problem->n, true);
+  plan->workspace_bytes = cureduce_single_pass_workspace_bytes(&plan->choice.spec, plan->grid);
+  return CUREDUCE_STATUS_OK;
+}
+
+cureduce_status cureduce_plan_create(cureduce_plan **created, cureduce_context *context,
+                                     const cureduce_problem *problem, const char *spec) {
+  cureduce_error_clear();
+  CUREDUCE_RETURN_ERROR_IF(!created, NULL_POINTER, "plan must not be NULL");
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_problem_check(problem));
+  CUREDUCE_RETURN_ERROR_IF(!context, NULL_POINTER, "context must not be NULL");
+  cureduce_plan *plan = calloc(1, sizeof *plan);
+  CUREDUCE_RETURN_ERROR_IF(!plan, OUT_OF_MEMORY, "no memory for a plan");
+  plan->context = context;
+  plan->problem = *problem;
+  bool pushed;
+  cureduce_status status = cureduce_context_enter(context, &pushed);
+  if (status == CUREDUCE_STATUS_OK) {
+    status = fill_plan(plan, spec);
+    cureduce_context_leave(context, pushed);
+  }
+  if (status != CUREDUCE_STATUS_OK) {
+    free(plan);
+    return status;
+  }
+  *created = plan;
+  return CUREDUCE_STATUS_OK;
+}
+
+void cureduce_plan_destroy(cureduce_plan *plan) { free(plan); }
+
+cureduce_status cureduce_plan_workspace_size(const cureduce_plan *plan, size_t *bytes, size_t *alignment) {
+  cureduce_error_clear();
+  CUREDUCE_RETURN_ERROR_IF(!plan || !bytes || !alignment, NULL_POINTER, "plan, bytes and alignment must not be NULL");
+  *bytes = plan->workspace_bytes;
+  *alignment = CUREDUCE_WORKSPACE_ALIGNMENT;
+  return CUREDUCE_STATUS_OK;
+}
+
+cureduce_status cureduce_plan_describe(const cureduce_plan *plan, cureduce_plan_info *info) {
+  cureduce_error_clear();
+  CUREDUCE_RETURN_ERROR_IF(!plan || !info, NULL_POINTER, "plan and info must not be NULL");
+  memset(info, 0, sizeof *info);
+  _Static_assert(sizeof info->spec >= CUREDUCE_SPEC_TEXT_MAX, "room for any spec text");
+  cureduce_spec_format(&plan->choice.spec, info->spec);
+  info->origin = plan->choice.origin;
+  info->grid = plan->grid;
+  info->block = plan->choice.spec.block;
+  info->workspace_bytes = plan->workspace_bytes;
+  info->workspace_alignment = CUREDUCE_WORKSPACE_ALIGNMENT;
+  return CUREDUCE_STATUS_OK;
+}
+
+cureduce_status cureduce_plan_execute(const cureduce_plan *plan, const void *input, void *output, void *workspace,
+                                      size_t workspace_bytes, void *stream) {
+  cureduce_error_clear();
+  CUREDUCE_RETURN_ERROR_IF(!plan, NULL_POINTER, "plan must not be NULL");
+  const cureduce_problem *problem = &plan->problem;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_call_pointers(problem->op, problem->input_type, input, (size_t)problem->n,
+                                                         problem->output_type, output));
+  cureduce_context *context = plan->context;
+  bool pushed;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_context_enter(context, &pushed));
+  cureduce_launch launch = {(CUdeviceptr)(uintptr_t)input, (size_t)problem->n, (CUdeviceptr)(uintptr_t)output, false,
+                            (CUdeviceptr)(uintptr_t)workspace, workspace_bytes, (CUstream)stream};
+  cureduce_status status = cureduce_plan_run(context, &plan->choice, &launch);
+  cureduce_context_leave(context, pushed);
+  return status;
+}
+
+cureduce_status cureduce_precompile(cureduce_context *context, const cureduce_problem *problems, size_t count) {
+  cureduce_error_clear();
+  CUREDUCE_RETURN_ERROR_IF(count > 0 && !problems, NULL_POINTER, "problems must not be NULL");
+  for (size_t i = 0; i < count; i++)
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_problem_check(&problems[i]));
+  CUREDUCE_RETURN_ERROR_IF(!context, NULL_POINTER, "context must not be NULL");
+  bool pushed;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_context_enter(context, &pushed));
+  cureduce_status status = CUREDUCE_STATUS_OK;
+  for (size_t i = 0; i < count && status == CUREDUCE_STATUS_OK; i++) {
+    cureduce_plancache_key key = {problems[i].op, problems[i].input_type, problems[i].output_type,
+                                  cureduce_size_bucket((size_t)problems[i].n)};
+    const cureduce_choice *choice;
+    status = cureduce_plan_choice(context, &key, &choice);
+  }
+  cureduce_context_leave(context, pushed);
+  return status;
 }

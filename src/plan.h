@@ -1,57 +1,58 @@
-/* Plans: which kernel reduces (operation, input type, output type, size bucket) on this device,
- * and how it is launched. Made once per key, then read without a lock on every call. */
+/* Plans: a problem made ready to run on one context (its kernel loaded, its configuration chosen:
+ * tuned, heuristic or pinned, its grid and workspace known), and the one launch path that plans
+ * and the cureduce_reduce() shortcut share: pointer checks, workspace, launch. */
 #ifndef CUREDUCE_PLAN_H
 #define CUREDUCE_PLAN_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 
-#include "kcache.h"
+#include "context.h"
 
-typedef struct cureduce_plan {
-  cureduce_spec spec;
-  cureduce_kernel kernel;
-  struct cureduce_plan *next; /* every plan of the table, for freeing */
-} cureduce_plan;
+struct cureduce_plan {
+  cureduce_context *context;
+  cureduce_problem problem;
+  cureduce_choice choice;
+  unsigned grid;
+  size_t workspace_bytes;
+};
 
-/* Size buckets: the bit length of n, 0 to 64. */
-#define CUREDUCE_SIZE_BUCKETS 65
+/* Checks of a problem that need no device: types, layout, reserved bytes, an empty min or max. */
+cureduce_status cureduce_problem_check(const cureduce_problem *problem);
 
-typedef struct cureduce_plan_table {
-  _Atomic(cureduce_plan *) slots[CUREDUCE_OP_COUNT][CUREDUCE_DTYPE_COUNT][2][CUREDUCE_SIZE_BUCKETS];
-  _Atomic(cureduce_plan *) all;
-} cureduce_plan_table;
+/* Checks of a call's pointers that need no device: NULL, alignment, the end of the address space. */
+cureduce_status cureduce_check_call_pointers(cureduce_op op, cureduce_dtype input_type, const void *input, size_t n,
+                                             cureduce_dtype output_type, const void *output);
 
-struct cureduce_context;
-
-unsigned cureduce_size_bucket(size_t n);
-
-/* The heuristic choice until the tuner has measured: the single-pass strategy, 256 threads,
- * 16-byte loads, four in flight, and a grid that fills every SM. */
-cureduce_spec cureduce_plan_default_spec(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
-                                         int max_threads_per_sm);
-/* The same shape for any strategy, within what it accepts: the ladder's rungs load single
- * elements, rungs 8 to 10 take 8 per thread. */
-cureduce_spec cureduce_plan_strategy_spec(cureduce_strategy strategy, cureduce_op op, cureduce_dtype input,
-                                          cureduce_dtype output, int max_threads_per_sm);
-
-/* The plan for a call whose types are already checked; the context must be current. */
-cureduce_status cureduce_plan_get(struct cureduce_context *context, cureduce_op op, cureduce_dtype input,
-                                  cureduce_dtype output, size_t n, const cureduce_plan **plan);
-
-/* The plan already made for the key, or NULL; lock-free. */
-const cureduce_plan *cureduce_plan_peek(struct cureduce_context *context, cureduce_op op, cureduce_dtype input,
-                                        cureduce_dtype output, size_t n);
+/* The shortcut's choice for the key: the published one, else made (tuned or heuristic, its kernel
+ * loaded) and published. The context must be current. */
+cureduce_status cureduce_plan_choice(cureduce_context *context, const cureduce_plancache_key *key,
+                                     const cureduce_choice **choice);
+/* The two halves of that, for the test of a tune that lands between them: makes a choice as of
+ * the returned generation, unpublished (cureduce_plancache_publish takes it). */
+cureduce_status cureduce_plan_make_choice(cureduce_context *context, const cureduce_plancache_key *key,
+                                          cureduce_choice **made, unsigned *generation);
 
 /* Whether the tuning database has a choice for the key (takes a lock: not for every call). */
-bool cureduce_plan_is_tuned(struct cureduce_context *context, cureduce_op op, cureduce_dtype input,
-                            cureduce_dtype output, size_t n);
+bool cureduce_plan_is_tuned(cureduce_context *context, cureduce_op op, cureduce_dtype input, cureduce_dtype output,
+                            size_t n);
 
-/* Drops the plan of a key so that the next call makes it anew (after tuning). The old plan stays
- * allocated until the table is freed, since a racing call may still hold it. */
-void cureduce_plan_forget(cureduce_plan_table *table, cureduce_op op, cureduce_dtype input, cureduce_dtype output,
-                          unsigned bucket);
+/* One execution of a choice. */
+typedef struct cureduce_launch {
+  CUdeviceptr input;
+  size_t n;
+  CUdeviceptr output;
+  bool output_is_result_cell; /* the library's own memory: not checked */
+  CUdeviceptr workspace;      /* 0: the stream's slot */
+  size_t workspace_bytes;
+  CUstream stream;
+} cureduce_launch;
 
-void cureduce_plan_table_free(cureduce_plan_table *table);
+/* Checks the pointers against the device, arms the workspace, launches. The context must be
+ * current. */
+cureduce_status cureduce_plan_run(cureduce_context *context, const cureduce_choice *choice,
+                                  const cureduce_launch *launch);
+
+/* Refuses a call that needs the library's own workspace while the stream is captured. */
+cureduce_status cureduce_plan_refuse_capture(const cureduce_context *context, CUstream stream, const char *why);
 
 #endif

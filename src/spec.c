@@ -33,6 +33,9 @@ const char *cureduce_strategy_description(cureduce_strategy strategy) {
 
 cureduce_passes cureduce_strategy_passes(cureduce_strategy strategy) { return strategy_table[strategy].passes; }
 cureduce_coverage cureduce_strategy_coverage(cureduce_strategy strategy) { return strategy_table[strategy].coverage; }
+bool cureduce_strategy_is_production(cureduce_strategy strategy) {
+  return strategy < CUREDUCE_STRATEGY_COUNT && strategy_table[strategy].passes == CUREDUCE_PASSES_SINGLE;
+}
 
 size_t cureduce_accumulator_bytes(cureduce_op op, cureduce_dtype input) {
   if (cureduce_op_is_arg(op))
@@ -89,6 +92,14 @@ cureduce_status cureduce_spec_validate(const cureduce_spec *spec) {
   CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate_kernel(spec));
   CUREDUCE_RETURN_ERROR_IF(spec->blocks_per_sm < 1 || spec->blocks_per_sm > 32, INVALID_SPEC,
                            "%u blocks per SM is not from 1 to 32", spec->blocks_per_sm);
+  return CUREDUCE_STATUS_OK;
+}
+
+cureduce_status cureduce_spec_validate_production(const cureduce_spec *spec) {
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate(spec));
+  CUREDUCE_RETURN_ERROR_IF(!cureduce_strategy_is_production(spec->strategy), INVALID_SPEC,
+                           "%s is a rung of the teaching ladder, not a production strategy (single_pass)",
+                           strategy_table[spec->strategy].name);
   return CUREDUCE_STATUS_OK;
 }
 
@@ -163,4 +174,25 @@ cureduce_status cureduce_spec_parse(const char *text, cureduce_spec *spec) {
   CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate(&parsed));
   *spec = parsed;
   return CUREDUCE_STATUS_OK;
+}
+
+cureduce_spec cureduce_spec_for_strategy(cureduce_strategy strategy, cureduce_op op, cureduce_dtype input,
+                                         cureduce_dtype output, int max_threads_per_sm) {
+  enum { block = 256 };
+  int blocks_per_sm = max_threads_per_sm / block;
+  cureduce_coverage coverage = cureduce_strategy_coverage(strategy);
+  return (cureduce_spec){
+      .op = (uint8_t)op,
+      .input = (uint8_t)input,
+      .output = (uint8_t)output,
+      .strategy = (uint8_t)strategy,
+      .block = block,
+      .unroll = coverage == CUREDUCE_COVER_GRID_STRIDE ? 4 : coverage == CUREDUCE_COVER_UNROLL_PER_THREAD ? 8 : 1,
+      .vector_bytes = (uint8_t)(coverage == CUREDUCE_COVER_GRID_STRIDE ? 16 : cureduce_dtype_size(input)),
+      .blocks_per_sm = (uint16_t)(blocks_per_sm < 1 ? 1 : blocks_per_sm > 32 ? 32 : blocks_per_sm)};
+}
+
+cureduce_spec cureduce_spec_heuristic(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
+                                      int max_threads_per_sm) {
+  return cureduce_spec_for_strategy(CUREDUCE_STRATEGY_SINGLE_PASS, op, input, output, max_threads_per_sm);
 }

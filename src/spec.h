@@ -78,6 +78,9 @@ const char *cureduce_strategy_name(cureduce_strategy strategy);
 const char *cureduce_strategy_template(cureduce_strategy strategy);
 const char *cureduce_strategy_description(cureduce_strategy strategy);
 cureduce_passes cureduce_strategy_passes(cureduce_strategy strategy);
+/* What plans, the tuner and the tuning database may use: strategies that finish in one launch
+ * within a workspace the plan sizes. The classic ladder's rungs are a teaching module (ladder.h). */
+bool cureduce_strategy_is_production(cureduce_strategy strategy);
 cureduce_coverage cureduce_strategy_coverage(cureduce_strategy strategy);
 /* Bytes of one accumulator on the device: what a partial takes. */
 size_t cureduce_accumulator_bytes(cureduce_op op, cureduce_dtype input);
@@ -86,6 +89,8 @@ size_t cureduce_accumulator_bytes(cureduce_op op, cureduce_dtype input);
 cureduce_status cureduce_spec_validate(const cureduce_spec *spec);
 /* The same for the fields that shape the compiled kernel; the launch-only ones are not looked at. */
 cureduce_status cureduce_spec_validate_kernel(const cureduce_spec *spec);
+/* cureduce_spec_validate, and a production strategy. */
+cureduce_status cureduce_spec_validate_production(const cureduce_spec *spec);
 /* The spec with its launch-only fields cleared: what identifies the compiled kernel. */
 cureduce_spec cureduce_spec_kernel_part(const cureduce_spec *spec);
 bool cureduce_spec_equal(const cureduce_spec *a, const cureduce_spec *b);
@@ -93,5 +98,14 @@ bool cureduce_spec_equal(const cureduce_spec *a, const cureduce_spec *b);
 void cureduce_spec_format(const cureduce_spec *spec, char text[CUREDUCE_SPEC_TEXT_MAX]);
 /* Parses the text form; INVALID_SPEC with the reason for anything else. */
 cureduce_status cureduce_spec_parse(const char *text, cureduce_spec *spec);
+
+/* The heuristic choice until the tuner has measured: the single-pass strategy, 256 threads,
+ * 16-byte loads, four in flight, and a grid that fills every SM. */
+cureduce_spec cureduce_spec_heuristic(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
+                                      int max_threads_per_sm);
+/* The same shape for any strategy, within what it accepts: the ladder's rungs load single
+ * elements, rungs 8 to 10 take 8 per thread. */
+cureduce_spec cureduce_spec_for_strategy(cureduce_strategy strategy, cureduce_op op, cureduce_dtype input,
+                                         cureduce_dtype output, int max_threads_per_sm);
 
 #endif

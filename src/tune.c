@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "build.h"
+#include "build.h"
 #include "compiler.h"
 #include "error.h"
 #include "execute.h"
@@ -34,7 +36,7 @@ static space candidate_space(bool quick) {
 }
 
 static cureduce_spec candidate(const cureduce_tune_job *job, uint16_t block, uint8_t unroll, uint16_t per_sm) {
-  cureduce_spec spec = cureduce_plan_default_spec(job->op, job->input, job->output, 2048);
+  cureduce_spec spec = cureduce_spec_heuristic(job->op, job->input, job->output, 2048);
   spec.block = block;
   spec.unroll = unroll;
   spec.blocks_per_sm = per_sm;
@@ -76,19 +78,31 @@ static void keep_if_new(candidate_list *list, const cureduce_spec *spec, const c
   list->specs[list->count++] = *spec;
 }
 
-size_t cureduce_tune_candidates(const cureduce_tune_job *job, const cureduce_bucket_points *points,
-                                const cureduce_device_info *device, bool quick, cureduce_spec *out, size_t max) {
+size_t cureduce_tune_space(const cureduce_tune_job *job, const cureduce_device_info *device, bool quick,
+                           cureduce_spec *out, size_t max) {
   space s = candidate_space(quick);
-  candidate_list list = {.specs = out, .max = max};
-  cureduce_spec spec = cureduce_plan_default_spec(job->op, job->input, job->output, device->max_threads_per_sm);
-  keep_if_new(&list, &spec, points, device->sm_count);
+  size_t count = 0;
+  cureduce_spec fallback = cureduce_spec_heuristic(job->op, job->input, job->output, device->max_threads_per_sm);
+  if (count < max)
+    out[count++] = fallback;
   for (size_t b = 0; b < s.block_count; b++)
     for (size_t u = 0; u < s.unroll_count; u++)
-      for (size_t p = 0; p < s.per_sm_count; p++)
-        if (s.blocks[b] * s.per_sm[p] <= device->max_threads_per_sm) {
-          spec = candidate(job, s.blocks[b], s.unrolls[u], s.per_sm[p]);
-          keep_if_new(&list, &spec, points, device->sm_count);
-        }
+      for (size_t p = 0; p < s.per_sm_count; p++) {
+        cureduce_spec spec = candidate(job, s.blocks[b], s.unrolls[u], s.per_sm[p]);
+        if (s.blocks[b] * s.per_sm[p] <= device->max_threads_per_sm && count < max &&
+            !cureduce_spec_equal(&spec, &fallback))
+          out[count++] = spec;
+      }
+  return count;
+}
+
+size_t cureduce_tune_candidates(const cureduce_tune_job *job, const cureduce_bucket_points *points,
+                                const cureduce_device_info *device, bool quick, cureduce_spec *out, size_t max) {
+  cureduce_spec all[64];
+  size_t count = cureduce_tune_space(job, device, quick, all, 64);
+  candidate_list list = {.specs = out, .max = max};
+  for (size_t i = 0; i < count; i++)
+    keep_if_new(&list, &all[i], points, device->sm_count);
   return list.count;
 }
 
@@ -111,7 +125,7 @@ static void *compile_worker(void *argument) {
   compile_work *work = argument;
   for (size_t i; (i = atomic_fetch_add(&work->next, 1)) < work->count;) {
     cureduce_binary binary;
-    cureduce_status status = cureduce_kcache_build(&work->specs[i], work->arch, work->disk, work->logger, &binary);
+    cureduce_status status = cureduce_build_kernel(&work->specs[i], work->arch, work->disk, work->logger, &binary);
     if (status == CUREDUCE_STATUS_OK) {
       free(binary.data);
     } else if (atomic_fetch_add(&work->failed, 1) == 0) {
@@ -138,7 +152,7 @@ static size_t kernel_parts(const cureduce_tune_job *jobs, size_t job_count, bool
   if (!*specs)
     return 0;
   for (size_t j = 0; j < job_count; j++) {
-    cureduce_spec all[64], fallback = cureduce_plan_default_spec(jobs[j].op, jobs[j].input, jobs[j].output, 2048);
+    cureduce_spec all[64], fallback = cureduce_spec_heuristic(jobs[j].op, jobs[j].input, jobs[j].output, 2048);
     size_t n = 0;
     all[n++] = cureduce_spec_kernel_part(&fallback);
     for (size_t b = 0; b < s.block_count; b++)
@@ -241,14 +255,15 @@ static cureduce_status time_spec(bench_state *b, const cureduce_spec *spec, size
   const cureduce_driver *cu = b->context->driver;
   cureduce_kernel kernel;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_kcache_get(&b->context->kernels, spec, &kernel));
-  cureduce_run run = {b->input, n, b->output, b->stream, b->slot, 0};
-  int sm_count = b->context->info.sm_count;
+  unsigned grid = cureduce_grid_for(spec, b->context->info.sm_count, n, true);
   reps = reps > MOST_REPS ? MOST_REPS : reps;
   if (warm_up)
-    CUREDUCE_FORWARD_IF_ERROR(cureduce_execute(cu, spec, &kernel, sm_count, &run));
+    CUREDUCE_FORWARD_IF_ERROR(
+        cureduce_launch_single_pass(cu, spec, kernel.first, grid, b->input, n, b->output, b->slot, b->stream));
   CUREDUCE_CU(cu->cuEventRecord(b->marks[0], b->stream));
   for (int i = 0; i < reps; i++) {
-    CUREDUCE_FORWARD_IF_ERROR(cureduce_execute(cu, spec, &kernel, sm_count, &run));
+    CUREDUCE_FORWARD_IF_ERROR(
+        cureduce_launch_single_pass(cu, spec, kernel.first, grid, b->input, n, b->output, b->slot, b->stream));
     CUREDUCE_CU(cu->cuEventRecord(b->marks[i + 1], b->stream));
   }
   CUREDUCE_CU(cu->cuEventSynchronize(b->marks[reps]));
@@ -414,6 +429,9 @@ cureduce_status cureduce_tune_jobs(cureduce_context *context, const cureduce_tun
     size_t size = cureduce_dtype_size(jobs[j].input);
     element = size > element ? size : element;
   }
+  CUREDUCE_RETURN_ERROR_IF(options->max_n > SIZE_MAX / element, INVALID_ARGUMENT,
+                           "max_n = %zu elements of %zu bytes do not fit in memory's address range", options->max_n,
+                           element);
   bool pushed;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_context_enter(context, &pushed));
   const cureduce_driver *cu = context->driver;
@@ -476,5 +494,6 @@ cureduce_status cureduce_tune(cureduce_context *context, cureduce_op op, cureduc
   cureduce_tunedb results;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_tune_jobs(context, &job, 1, &options, &results));
   cureduce_tunedb_free(&results);
+  cureduce_error_clear(); /* a candidate left out or an unwritable database was a warning, not a failure */
   return CUREDUCE_STATUS_OK;
 }

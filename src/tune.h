@@ -52,6 +52,11 @@ typedef struct cureduce_bucket_points {
 cureduce_bucket_points cureduce_tune_points(const cureduce_tune_job *job, unsigned bucket, size_t min_n,
                                             size_t max_n);
 
+/* Every spec the tuner may pick for the job on this device, the heuristic default first, at most
+ * max: the space within the SM's threads. */
+size_t cureduce_tune_space(const cureduce_tune_job *job, const cureduce_device_info *device, bool quick,
+                           cureduce_spec *out, size_t max);
+
 /* The candidates timed at those points, the default first, at most max: the space within the
  * SM's threads, less those that launch the same grids as one kept before. */
 size_t cureduce_tune_candidates(const cureduce_tune_job *job, const cureduce_bucket_points *points,

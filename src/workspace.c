@@ -4,6 +4,7 @@
 #include "workspace.h"
 
 #define FREE_SLOT UINTPTR_MAX
+_Static_assert(CUREDUCE_RESULT_CELLS == 64, "cells_in_use has one bit per cell");
 
 /* The key of a stream. NULL and CU_STREAM_LEGACY are one stream. CU_STREAM_PER_THREAD is a
  * different stream in every thread, so its key is an address unique to the calling thread. */
@@ -16,16 +17,23 @@ static uintptr_t stream_key(void *stream) {
   return (uintptr_t)stream;
 }
 
+size_t cureduce_workspace_bytes(unsigned slot_count) {
+  return (size_t)slot_count * CUREDUCE_SLOT_BYTES + CUREDUCE_RESULT_CELLS * CUREDUCE_RESULT_CELL_BYTES;
+}
+
 cureduce_status cureduce_workspace_create(cureduce_workspace *workspace, const cureduce_driver *driver,
                                           unsigned slot_count) {
   workspace->driver = driver;
   workspace->slot_count = slot_count;
   workspace->base = 0;
+  workspace->cells_in_use = 0;
   workspace->owners = malloc(slot_count * sizeof *workspace->owners);
   CUREDUCE_RETURN_ERROR_IF(!workspace->owners, OUT_OF_MEMORY, "no memory for %u slot owners", slot_count);
   for (unsigned i = 0; i < slot_count; i++)
     atomic_init(&workspace->owners[i], FREE_SLOT);
-  size_t bytes = (size_t)slot_count * CUREDUCE_SLOT_BYTES;
+  pthread_mutex_init(&workspace->cells_lock, NULL);
+  pthread_cond_init(&workspace->cell_freed, NULL);
+  size_t bytes = cureduce_workspace_bytes(slot_count);
   cureduce_status status = cureduce_driver_check(driver->cuMemAlloc(&workspace->base, bytes), "cuMemAlloc",
                                                  __FILE__, __LINE__);
   if (status == CUREDUCE_STATUS_OK)
@@ -42,6 +50,10 @@ cureduce_status cureduce_workspace_create(cureduce_workspace *workspace, const c
 void cureduce_workspace_destroy(cureduce_workspace *workspace) {
   if (workspace->base)
     workspace->driver->cuMemFree(workspace->base);
+  if (workspace->owners) {
+    pthread_mutex_destroy(&workspace->cells_lock);
+    pthread_cond_destroy(&workspace->cell_freed);
+  }
   free((void *)workspace->owners);
   workspace->base = 0;
   workspace->owners = NULL;
@@ -75,4 +87,25 @@ void cureduce_workspace_release(cureduce_workspace *workspace, void *stream) {
     uintptr_t expected = key;
     atomic_compare_exchange_strong(&workspace->owners[i], &expected, FREE_SLOT);
   }
+}
+
+CUdeviceptr cureduce_workspace_claim_cell(cureduce_workspace *workspace, unsigned *cell) {
+  pthread_mutex_lock(&workspace->cells_lock);
+  while (workspace->cells_in_use == UINT64_MAX)
+    pthread_cond_wait(&workspace->cell_freed, &workspace->cells_lock);
+  unsigned free_cell = 0;
+  while (workspace->cells_in_use >> free_cell & 1)
+    free_cell++;
+  workspace->cells_in_use |= (uint64_t)1 << free_cell;
+  pthread_mutex_unlock(&workspace->cells_lock);
+  *cell = free_cell;
+  return workspace->base + (CUdeviceptr)workspace->slot_count * CUREDUCE_SLOT_BYTES +
+         (CUdeviceptr)free_cell * CUREDUCE_RESULT_CELL_BYTES;
+}
+
+void cureduce_workspace_return_cell(cureduce_workspace *workspace, unsigned cell) {
+  pthread_mutex_lock(&workspace->cells_lock);
+  workspace->cells_in_use &= ~((uint64_t)1 << cell);
+  pthread_cond_signal(&workspace->cell_freed);
+  pthread_mutex_unlock(&workspace->cells_lock);
 }

@@ -1,21 +1,23 @@
-/* The context's device workspace: one allocation at context creation, cut into slots. A slot
- * holds a multi-block reduction's per-block partials, its ticket (the counter that finds the
- * last block, which re-arms it to 0) and a result cell for cureduce_reduce_to_host. Each stream
- * owns one slot, so reductions on different streams never share a ticket. */
+/* The context's device workspace: one allocation at context creation, holding
+ *  - one slot per stream that runs multi-block reductions without a workspace of its own: a
+ *    single pass's workspace (execute.h), claimed on first use and kept until released, so
+ *    reductions on different streams never share a ticket;
+ *  - result cells for cureduce_reduce_to_host, one per call in flight: threads that share a
+ *    stream never share a cell. */
 #ifndef CUREDUCE_WORKSPACE_H
 #define CUREDUCE_WORKSPACE_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
 #include "driver.h"
+#include "execute.h"
 
 enum {
-  CUREDUCE_SLOT_TICKET = 0,     /* unsigned, 0 between launches */
-  CUREDUCE_SLOT_RESULT = 16,    /* 16 bytes: a cureduce_value */
-  CUREDUCE_SLOT_PARTIALS = 256, /* CUREDUCE_MAX_GRID partials of at most 16 bytes */
-  CUREDUCE_MAX_GRID = 8192,
-  CUREDUCE_SLOT_BYTES = CUREDUCE_SLOT_PARTIALS + CUREDUCE_MAX_GRID * 16
+  CUREDUCE_SLOT_BYTES = CUREDUCE_WORKSPACE_MAX_BYTES,
+  CUREDUCE_RESULT_CELLS = 64,
+  CUREDUCE_RESULT_CELL_BYTES = 16 /* a cureduce_value's layout */
 };
 
 typedef struct cureduce_workspace {
@@ -23,7 +25,13 @@ typedef struct cureduce_workspace {
   CUdeviceptr base;
   unsigned slot_count;
   _Atomic uintptr_t *owners; /* stream key per slot, or a free mark */
+  pthread_mutex_t cells_lock;
+  pthread_cond_t cell_freed;
+  uint64_t cells_in_use; /* bit i: cell i belongs to a call in flight */
 } cureduce_workspace;
+
+/* Device bytes for slot_count slots and the result cells. */
+size_t cureduce_workspace_bytes(unsigned slot_count);
 
 /* Allocates and zeroes the slots; the context must be current. */
 cureduce_status cureduce_workspace_create(cureduce_workspace *workspace, const cureduce_driver *driver,
@@ -33,5 +41,9 @@ void cureduce_workspace_destroy(cureduce_workspace *workspace);
 /* The stream's slot, claimed on first use. Lock-free. */
 cureduce_status cureduce_workspace_slot(cureduce_workspace *workspace, void *stream, CUdeviceptr *slot);
 void cureduce_workspace_release(cureduce_workspace *workspace, void *stream);
+
+/* A result cell of the caller's own until it gives it back; waits while all are in use. */
+CUdeviceptr cureduce_workspace_claim_cell(cureduce_workspace *workspace, unsigned *cell);
+void cureduce_workspace_return_cell(cureduce_workspace *workspace, unsigned cell);
 
 #endif

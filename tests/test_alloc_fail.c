@@ -25,7 +25,7 @@
 #include "diskcache.h"
 #include "error.h"
 #include "harness.h"
-#include "plan.h"
+#include "execute.h"
 #include "source.h"
 #include "tunedb.h"
 
@@ -154,7 +154,7 @@ static const char *const gpu_key = "device=allocation failures;cc=9.0";
 static cureduce_status generate_source(void) {
   const cureduce_template_set *templates;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_templates_get(&templates));
-  cureduce_spec spec = cureduce_plan_strategy_spec(CUREDUCE_STRATEGY_RUNG7, CUREDUCE_OP_MAX, CUREDUCE_F64,
+  cureduce_spec spec = cureduce_spec_for_strategy(CUREDUCE_STRATEGY_RUNG7, CUREDUCE_OP_MAX, CUREDUCE_F64,
                                                    CUREDUCE_F64, 2048);
   char *source;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_source_generate(&spec, templates, &source));
@@ -190,7 +190,7 @@ static cureduce_status tuning_database(void) {
   for (int i = 0; i < 70; i++) { /* past the first growth of the record array */
     cureduce_tune_record r = {.op = CUREDUCE_OP_SUM, .input = CUREDUCE_F32, .output = CUREDUCE_F32,
                               .bucket = (uint8_t)(i % 60), .nvrtc_version = (uint32_t)(13000 + i / 60),
-                              .spec = cureduce_plan_default_spec(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 2048),
+                              .spec = cureduce_spec_heuristic(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 2048),
                               .time_us = i, .default_us = i};
     if (!cureduce_tunedb_put(&db, &r)) {
       cureduce_tunedb_free(&db);
@@ -223,8 +223,9 @@ static cureduce_status long_error_detail(void) {
 /* The GPU paths, on an input staged once (gpu_input, gpu_host): a context in a cache folder of
  * its own, reductions of one and of many blocks and an argmax, checked against the reference. */
 enum { gpu_n = 300007 };
-static CUdeviceptr gpu_input;
+static CUdeviceptr gpu_input, gpu_workspace, gpu_output;
 static float *gpu_host;
+static const cureduce_driver *gpu_driver;
 
 static cureduce_status reduce_and_check(cureduce_context *context, cureduce_op op, size_t n) {
   cureduce_dtype output = CUREDUCE_F32;
@@ -236,6 +237,29 @@ static cureduce_status reduce_and_check(cureduce_context *context, cureduce_op o
   char why[256];
   return cureduce_ref_matches(op, output, &got, &expected, why, sizeof why) ? CUREDUCE_STATUS_OK
                                                                              : CUREDUCE_STATUS_INVALID_ARGUMENT;
+}
+
+/* A plan made, described and executed in a workspace of the test's own. */
+static cureduce_status plan_and_check(cureduce_context *context) {
+  cureduce_problem problem;
+  cureduce_problem_init(&problem, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, gpu_n);
+  cureduce_plan *plan;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_create(&plan, context, &problem, NULL));
+  size_t bytes, alignment;
+  cureduce_status status = cureduce_plan_workspace_size(plan, &bytes, &alignment);
+  if (status == CUREDUCE_STATUS_OK)
+    status = cureduce_plan_execute(plan, (const void *)(uintptr_t)gpu_input, (void *)(uintptr_t)gpu_output,
+                                   (void *)(uintptr_t)gpu_workspace, bytes, NULL);
+  cureduce_plan_destroy(plan);
+  cureduce_value got = {.index = -1};
+  if (status == CUREDUCE_STATUS_OK && gpu_driver->cuMemcpyDtoH(&got.value.f32, gpu_output, 4) != CUDA_SUCCESS)
+    status = CUREDUCE_STATUS_CUDA_ERROR;
+  CUREDUCE_FORWARD_IF_ERROR(status);
+  cureduce_ref_result expected = cureduce_ref_expected(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, gpu_host, gpu_n);
+  char why[256];
+  return cureduce_ref_matches(CUREDUCE_OP_SUM, CUREDUCE_F32, &got, &expected, why, sizeof why)
+             ? CUREDUCE_STATUS_OK
+             : CUREDUCE_STATUS_INVALID_ARGUMENT;
 }
 
 static cureduce_status gpu_paths(void) {
@@ -250,6 +274,8 @@ static cureduce_status gpu_paths(void) {
     status = reduce_and_check(context, CUREDUCE_OP_SUM, gpu_n);
   if (status == CUREDUCE_STATUS_OK)
     status = reduce_and_check(context, CUREDUCE_OP_ARGMAX, gpu_n);
+  if (status == CUREDUCE_STATUS_OK)
+    status = plan_and_check(context);
   cureduce_context_destroy(context);
   return status;
 }
@@ -306,10 +332,15 @@ START_TEST(test_every_gpu_path_allocation_fails_once) {
   cureduce_ref_fill(CUREDUCE_OP_SUM, CUREDUCE_F32, gpu_host, gpu_n);
   gpu_input = harness_device_alloc(&gpu, gpu_n * sizeof *gpu_host);
   harness_upload(&gpu, gpu_input, gpu_host, gpu_n * sizeof *gpu_host);
+  gpu_workspace = harness_device_alloc(&gpu, CUREDUCE_WORKSPACE_MAX_BYTES);
+  gpu_output = harness_device_alloc(&gpu, 16);
+  gpu_driver = gpu.cu;
   own_code_only = true;
   fail_each_allocation(&gpu_scenario);
   own_code_only = false;
   gpu.cu->cuMemFree(gpu_input);
+  gpu.cu->cuMemFree(gpu_workspace);
+  gpu.cu->cuMemFree(gpu_output);
   __libc_free(gpu_host);
   harness_gpu_close(&gpu);
 }

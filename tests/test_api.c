@@ -94,10 +94,48 @@ START_TEST(test_argument_checks) {
 }
 END_TEST
 
+/* The plan calls' checks that need no device; the problem is checked before the context, so a
+ * NULL context shows each. */
+START_TEST(test_plan_argument_checks) {
+  ck_assert_uint_eq(sizeof(cureduce_problem), 120); /* the ABI: later fields come out of reserved */
+  cureduce_problem problem, bad;
+  cureduce_problem_init(NULL, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 8);
+  cureduce_problem_init(&problem, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 8);
+  ck_assert(problem.layout == CUREDUCE_LAYOUT_CONTIGUOUS && problem.n == 8);
+  cureduce_plan *plan = NULL;
+  bad = problem;
+  bad.reserved[17] = 1;
+  ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_INVALID_ARGUMENT);
+  ck_assert(strstr(cureduce_last_error_detail(), "reserved byte 17"));
+  bad = problem;
+  bad.layout = (cureduce_layout)7;
+  ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_UNSUPPORTED);
+  cureduce_problem_init(&bad, CUREDUCE_OP_MIN, CUREDUCE_I8, CUREDUCE_I64, 8);
+  ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_UNSUPPORTED);
+  cureduce_problem_init(&bad, CUREDUCE_OP_ARGMAX, CUREDUCE_F32, CUREDUCE_F32, 0);
+  ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_EMPTY_INPUT);
+  ck_assert(cureduce_plan_create(&plan, NULL, NULL, NULL) == CUREDUCE_STATUS_NULL_POINTER);
+  ck_assert(cureduce_plan_create(NULL, NULL, &problem, NULL) == CUREDUCE_STATUS_NULL_POINTER);
+  ck_assert(cureduce_plan_create(&plan, NULL, &problem, "sum:f32->f32/single_pass/b256/u4/v16/g8") ==
+            CUREDUCE_STATUS_NULL_POINTER);
+  ck_assert(strstr(cureduce_last_error_detail(), "context must not be NULL"));
+  ck_assert_ptr_null(plan);
+  cureduce_plan_destroy(NULL);
+  size_t bytes, alignment;
+  ck_assert(cureduce_plan_workspace_size(NULL, &bytes, &alignment) == CUREDUCE_STATUS_NULL_POINTER);
+  cureduce_plan_info info;
+  ck_assert(cureduce_plan_describe(NULL, &info) == CUREDUCE_STATUS_NULL_POINTER);
+  ck_assert(cureduce_plan_execute(NULL, NULL, NULL, NULL, 0, NULL) == CUREDUCE_STATUS_NULL_POINTER);
+  ck_assert(cureduce_precompile(NULL, NULL, 1) == CUREDUCE_STATUS_NULL_POINTER);
+  ck_assert(cureduce_precompile(NULL, &bad, 1) == CUREDUCE_STATUS_EMPTY_INPUT);
+  ck_assert(cureduce_precompile(NULL, &problem, 1) == CUREDUCE_STATUS_NULL_POINTER);
+}
+END_TEST
+
 START_TEST(test_error_detail_says_where) {
   cureduce_reduce(NULL, CUREDUCE_OP_SUM, CUREDUCE_F32, (void *)2, 4, CUREDUCE_F32, (void *)16, NULL);
   const char *detail = cureduce_last_error_detail();
-  ck_assert_msg(strstr(detail, "CUREDUCE_STATUS_MISALIGNED_POINTER: reduce.c:") && strstr(detail, "[(uintptr_t)input"),
+  ck_assert_msg(strstr(detail, "CUREDUCE_STATUS_MISALIGNED_POINTER: plan.c:") && strstr(detail, "[(uintptr_t)input"),
                 "detail: %s", detail);
   ck_assert(cureduce_check_types(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32) == CUREDUCE_STATUS_OK);
 }
@@ -161,6 +199,7 @@ int main(void) {
   tcase_add_test(api, test_version);
   tcase_add_test(api, test_types_and_accumulators);
   tcase_add_test(api, test_argument_checks);
+  tcase_add_test(api, test_plan_argument_checks);
   tcase_add_test(api, test_error_detail_says_where);
   tcase_add_test(api, test_settings);
   tcase_add_test(api, test_log_level_from_environment);

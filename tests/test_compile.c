@@ -9,16 +9,17 @@
 
 #include "compiler.h"
 #include "harness.h"
+#include "build.h"
 #include "kcache.h"
 #include "templates.h"
-#include "plan.h"
+#include "spec.h"
 
 static int tested_arch;
 static const cureduce_logger quiet = {CUREDUCE_LOG_WARN, NULL, NULL};
 
 static void compile_or_fail(const cureduce_spec *spec, cureduce_diskcache *memory_only) {
   cureduce_binary binary;
-  cureduce_status status = cureduce_kcache_build(spec, tested_arch, memory_only, &quiet, &binary);
+  cureduce_status status = cureduce_build_kernel(spec, tested_arch, memory_only, &quiet, &binary);
   ck_assert_msg(status == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
   ck_assert_msg(binary.is_cubin && binary.size > 64 && memcmp(binary.data, "\x7f" "ELF", 4) == 0,
                 "sm_%d did not give a CUBIN", tested_arch);
@@ -35,7 +36,7 @@ START_TEST(test_every_production_kernel_compiles) {
     cureduce_accumulator_type(op, (cureduce_dtype)input, &accumulator);
     cureduce_dtype outputs[2] = {(cureduce_dtype)input, accumulator};
     for (int o = 0; o < (accumulator == (cureduce_dtype)input ? 1 : 2); o++) {
-      cureduce_spec spec = cureduce_plan_default_spec(op, (cureduce_dtype)input, outputs[o], 2048);
+      cureduce_spec spec = cureduce_spec_heuristic(op, (cureduce_dtype)input, outputs[o], 2048);
       compile_or_fail(&spec, &memory_only);
     }
   }
@@ -53,7 +54,7 @@ START_TEST(test_every_ladder_rung_compiles) {
     for (size_t t = 0; t < 3; t++) {
       cureduce_dtype output;
       cureduce_accumulator_type(ops[o], types[t], &output);
-      cureduce_spec spec = cureduce_plan_strategy_spec((cureduce_strategy)_i, ops[o], types[t], output, 2048);
+      cureduce_spec spec = cureduce_spec_for_strategy((cureduce_strategy)_i, ops[o], types[t], output, 2048);
       compile_or_fail(&spec, &memory_only);
     }
   cureduce_diskcache_close(&memory_only);
@@ -76,9 +77,9 @@ START_TEST(test_compile_error_shows_log_and_source) {
   setenv("CUREDUCE_TEMPLATE_DIR", dir, 1);
   cureduce_diskcache memory_only;
   cureduce_diskcache_open(&memory_only, NULL, &quiet);
-  cureduce_spec spec = cureduce_plan_default_spec(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 2048);
+  cureduce_spec spec = cureduce_spec_heuristic(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 2048);
   cureduce_binary binary;
-  ck_assert(cureduce_kcache_build(&spec, tested_arch, &memory_only, &quiet, &binary) == CUREDUCE_STATUS_COMPILE_FAILED);
+  ck_assert(cureduce_build_kernel(&spec, tested_arch, &memory_only, &quiet, &binary) == CUREDUCE_STATUS_COMPILE_FAILED);
   const char *detail = cureduce_last_error_detail();
   ck_assert_msg(strstr(detail, "sum:f32->f32/single_pass/b256/u4/v16/g0.cu") && strstr(detail, "--- NVRTC log ---") &&
                     strstr(detail, "this_is_not_cuda") && strstr(detail, "single_pass.cu(") &&

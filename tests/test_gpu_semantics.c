@@ -1,13 +1,13 @@
 /* The documented semantics on the GPU: IEEE special values, bitwise determinism, concurrent
  * streams from several threads, more than 2^32 elements, workspace slots, refused pointers and
- * streams, graph capture, tuning on first use. */
+ * streams, tuning on first use. Graphs and plans: test_gpu_plans.c. */
 #include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "context.h"
+#include "plan.h"
 #include "harness.h"
 
 enum { special_count = 100003 };
@@ -287,52 +287,6 @@ START_TEST(test_host_pointer_refused) {
 }
 END_TEST
 
-/* A reduction captured into a CUDA graph and replayed on new data each time: the call neither
- * allocates nor synchronizes, so capture (in the strictest mode) works once the plan exists. */
-START_TEST(test_graph_capture_and_replay) {
-  harness_gpu gpu = harness_gpu_open();
-  const size_t n = (1u << 22) + 5;
-  float *host = malloc(n * sizeof *host);
-  CUdeviceptr input = harness_device_alloc(&gpu, n * 4), output = harness_device_alloc(&gpu, 4);
-  CUstream stream;
-  ck_assert(gpu.cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
-  void *in = (void *)(uintptr_t)input, *out = (void *)(uintptr_t)output;
-  cureduce_ref_fill(CUREDUCE_OP_SUM, CUREDUCE_F32, host, n); /* initcheck: never read unwritten memory */
-  harness_upload(&gpu, input, host, n * 4);
-  ck_assert(cureduce_reduce(gpu.context, CUREDUCE_OP_SUM, CUREDUCE_F32, in, n, CUREDUCE_F32, out, stream) ==
-            CUREDUCE_STATUS_OK); /* makes the plan: compiling is no stream work to capture */
-  ck_assert(gpu.cu->cuStreamSynchronize(stream) == CUDA_SUCCESS);
-  CUgraph graph;
-  CUgraphExec replay;
-  ck_assert(gpu.cu->cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL) == CUDA_SUCCESS);
-  cureduce_status captured = cureduce_reduce(gpu.context, CUREDUCE_OP_SUM, CUREDUCE_F32, in, n, CUREDUCE_F32, out, stream);
-  ck_assert(gpu.cu->cuStreamEndCapture(stream, &graph) == CUDA_SUCCESS);
-  ck_assert_msg(captured == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
-  ck_assert(gpu.cu->cuGraphInstantiateWithFlags(&replay, graph, 0) == CUDA_SUCCESS);
-  for (int round = 0; round < 3; round++) {
-    cureduce_ref_fill(CUREDUCE_OP_SUM, CUREDUCE_F32, host, n);
-    harness_upload(&gpu, input, host, n * 4);
-    ck_assert(gpu.cu->cuMemsetD8(output, 0xA5, 4) == CUDA_SUCCESS);
-    ck_assert(gpu.cu->cuGraphLaunch(replay, stream) == CUDA_SUCCESS);
-    ck_assert(gpu.cu->cuStreamSynchronize(stream) == CUDA_SUCCESS);
-    cureduce_value got = {.index = -1};
-    harness_download(&gpu, &got.value.f32, output, 4);
-    cureduce_ref_result expected = cureduce_ref_expected(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, host, n);
-    char why[256];
-    ck_assert_msg(cureduce_ref_matches(CUREDUCE_OP_SUM, CUREDUCE_F32, &got, &expected, why, sizeof why),
-                  "replay %d: %s", round, why);
-  }
-  gpu.cu->cuGraphExecDestroy(replay);
-  gpu.cu->cuGraphDestroy(graph);
-  cureduce_release_stream(gpu.context, stream);
-  gpu.cu->cuStreamDestroy(stream);
-  gpu.cu->cuMemFree(input);
-  gpu.cu->cuMemFree(output);
-  free(host);
-  harness_gpu_close(&gpu);
-}
-END_TEST
-
 /* A stream of another CUDA context is refused with a plain status, and the library still works. */
 START_TEST(test_stream_of_another_context_refused) {
   harness_gpu gpu = harness_gpu_open();
@@ -433,7 +387,6 @@ int main(void) {
   tcase_add_test(runs, test_more_than_2_pow_32_elements);
   tcase_add_test(runs, test_workspace_slots);
   tcase_add_test(runs, test_host_pointer_refused);
-  tcase_add_test(runs, test_graph_capture_and_replay);
   tcase_add_test(runs, test_stream_of_another_context_refused);
   tcase_add_test(runs, test_tuning_on_first_use);
   suite_add_tcase(suite, runs);

@@ -5,11 +5,11 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "plan.h"
+#include "plancache.h"
 #include "source.h"
 
 static cureduce_spec default_spec(cureduce_op op, cureduce_dtype input, cureduce_dtype output) {
-  return cureduce_plan_default_spec(op, input, output, 2048);
+  return cureduce_spec_heuristic(op, input, output, 2048);
 }
 
 START_TEST(test_text_round_trip_for_every_type_pair) {
@@ -38,7 +38,7 @@ START_TEST(test_every_strategy_generates) {
   const cureduce_template_set *templates;
   ck_assert(cureduce_templates_get(&templates) == CUREDUCE_STATUS_OK);
   for (int strategy = 0; strategy < CUREDUCE_STRATEGY_COUNT; strategy++) {
-    cureduce_spec spec = cureduce_plan_strategy_spec((cureduce_strategy)strategy, CUREDUCE_OP_MAX, CUREDUCE_I32,
+    cureduce_spec spec = cureduce_spec_for_strategy((cureduce_strategy)strategy, CUREDUCE_OP_MAX, CUREDUCE_I32,
                                                      CUREDUCE_I32, 2048);
     char *source;
     ck_assert_msg(cureduce_source_generate(&spec, templates, &source) == CUREDUCE_STATUS_OK, "%s",

@@ -4,7 +4,7 @@
 
 #include "execute.h"
 #include "harness.h"
-#include "plan.h"
+#include "spec.h"
 #include "tune.h"
 
 static const cureduce_device_info device = {"a device with an H200's shape", 90, 132, 2048};
@@ -33,7 +33,7 @@ END_TEST
 
 /* Each candidate fits the SM and differs from every other in its block, loads in flight or grids. */
 static void check_candidates(const cureduce_spec *specs, size_t count, const cureduce_bucket_points *points) {
-  cureduce_spec fallback = cureduce_plan_default_spec(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 2048);
+  cureduce_spec fallback = cureduce_spec_heuristic(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 2048);
   ck_assert(cureduce_spec_equal(&specs[0], &fallback));
   for (size_t i = 0; i < count; i++) {
     ck_assert_int_le(specs[i].block * specs[i].blocks_per_sm, device.max_threads_per_sm);

@@ -11,7 +11,7 @@
 
 #include "cachefile.h"
 #include "harness.h"
-#include "plan.h"
+#include "spec.h"
 #include "tunedb.h"
 
 static const char *const gpu = "device=NVIDIA H200;cc=9.0;sms=132;bus_bits=6144;memory_khz=3201000;driver=13000";
@@ -20,7 +20,7 @@ static const cureduce_logger quiet = {CUREDUCE_LOG_ERROR, NULL, NULL};
 static cureduce_tune_record record_for(int index) {
   cureduce_op op = (cureduce_op)(index % CUREDUCE_OP_COUNT);
   cureduce_dtype input = (cureduce_dtype)(index / CUREDUCE_OP_COUNT % CUREDUCE_DTYPE_COUNT);
-  cureduce_spec spec = cureduce_plan_default_spec(op, input, input, 2048);
+  cureduce_spec spec = cureduce_spec_heuristic(op, input, input, 2048);
   spec.unroll = (uint8_t)(1 + index % 8);
   return (cureduce_tune_record){.op = (uint8_t)op, .input = (uint8_t)input, .output = (uint8_t)input,
                                 .bucket = (uint8_t)(8 + index / 60 % 23), .nvrtc_version = 13000, .spec = spec,
@@ -90,6 +90,27 @@ END_TEST
 
 /* A file whose checksums all hold but which stores one slot twice (found by the fuzzer: it did
  * not encode back to itself) is damaged, not valid; the later record is kept. */
+/* A ladder rung is a legal spec but needs scratch memory no production call passes: a database
+ * (written by hand, or imported) that names one is damaged, and the rung is never loaded. */
+START_TEST(test_ladder_rung_is_refused) {
+  cureduce_tunedb db = some_records(3, 0), back = {0};
+  db.records[1].spec = cureduce_spec_for_strategy(CUREDUCE_STRATEGY_RUNG8, (cureduce_op)db.records[1].op,
+                                                  (cureduce_dtype)db.records[1].input,
+                                                  (cureduce_dtype)db.records[1].output, 2048);
+  ck_assert(cureduce_spec_validate(&db.records[1].spec) == CUREDUCE_STATUS_OK);
+  void *data;
+  size_t size;
+  ck_assert(cureduce_tunedb_encode(gpu, &db, &data, &size));
+  ck_assert_int_eq(cureduce_tunedb_decode(gpu, data, size, &back), CUREDUCE_TUNEDB_DAMAGED);
+  ck_assert_uint_eq(back.count, 2);
+  for (size_t i = 0; i < back.count; i++)
+    ck_assert(cureduce_strategy_is_production(back.records[i].spec.strategy));
+  free(data);
+  cureduce_tunedb_free(&db);
+  cureduce_tunedb_free(&back);
+}
+END_TEST
+
 START_TEST(test_one_slot_twice_is_damage) {
   FILE *seed = fopen(CUREDUCE_FUZZ_CORPUS "/tuning_database/crash-duplicate-slot", "rb");
   ck_assert_ptr_nonnull(seed);
@@ -231,6 +252,7 @@ int main(void) {
   tcase_set_timeout(tunedb, 120);
   tcase_add_test(tunedb, test_round_trip_and_lookup);
   tcase_add_test(tunedb, test_reserved_bytes_must_be_zero);
+  tcase_add_test(tunedb, test_ladder_rung_is_refused);
   tcase_add_test(tunedb, test_one_slot_twice_is_damage);
   tcase_add_test(tunedb, test_every_corruption_and_truncation);
   tcase_add_test(tunedb, test_eight_processes_merge_at_once);

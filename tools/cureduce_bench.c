@@ -8,12 +8,16 @@
 #include <string.h>
 #include <time.h>
 
+/* Beyond the public API: the bench launches the shortcut's own kernel by hand to measure the
+ * library's host overhead (plan.h, execute.h, workspace.h), runs the teaching ladder (ladder.h),
+ * times the read-ceiling kernel (compiler.h, templates.h), and uses the library's run-time driver
+ * table for its buffers and events (context.h), so it links neither libcuda nor cudart. */
 #include "compiler.h"
 #include "context.h"
 #include "dtype.h"
 #include "execute.h"
+#include "ladder.h"
 #include "plan.h"
-#include "reduce.h"
 #include "reference.h"
 #include "templates.h"
 #include "workspace.h"
@@ -190,7 +194,7 @@ static void enqueue(bench *b, const call *c) {
   switch (c->kind) {
   case CALL_LIBRARY: status = cureduce_reduce(b->context, c->op, c->input, in, c->n, c->output, out, b->stream); break;
   case CALL_SPEC:
-    status = cureduce_reduce_spec(b->context, &c->spec, in, c->n, out, b->stream, (void *)(uintptr_t)b->scratch);
+    status = cureduce_ladder_run(b->context, &c->spec, in, c->n, out, b->stream, (void *)(uintptr_t)b->scratch);
     break;
   case CALL_CUB:
 #ifdef CUREDUCE_HAVE_CUB
@@ -467,16 +471,17 @@ static void report_host_overhead(const options *o, bench *b) {
   size_t n = (size_t)1 << 20;
   n = n * 4 <= b->input_bytes ? n : b->input_bytes / 4;
   call c = {.kind = CALL_LIBRARY, .op = CUREDUCE_OP_SUM, .input = CUREDUCE_F32, .output = CUREDUCE_F32, .n = n};
-  const cureduce_plan *plan;
+  const cureduce_choice *plan;
   CUdeviceptr slot;
-  if (cureduce_plan_get(b->context, c.op, c.input, c.output, n, &plan) != CUREDUCE_STATUS_OK ||
+  cureduce_plancache_key key = {c.op, c.input, c.output, cureduce_size_bucket(n)};
+  if (cureduce_plan_choice(b->context, &key, &plan) != CUREDUCE_STATUS_OK ||
       cureduce_workspace_slot(&b->context->workspace, b->stream, &slot) != CUREDUCE_STATUS_OK)
     fail("planning the host-overhead run");
-  /* The plan's kernel launched by hand, as cureduce_execute would for a single pass. */
-  CUdeviceptr partials = slot + CUREDUCE_SLOT_PARTIALS, ticket = slot + CUREDUCE_SLOT_TICKET;
+  /* The shortcut's kernel launched by hand, as cureduce_launch_single_pass would. */
+  CUdeviceptr partials = slot + CUREDUCE_WORKSPACE_PARTIALS, ticket = slot + CUREDUCE_WORKSPACE_TICKET;
   unsigned long long count = n;
   void *parameters[] = {&b->input, &count, &b->output, &partials, &ticket};
-  raw_launch kernel = {plan->kernel.first, cureduce_grid_for(&plan->spec, b->context->info.sm_count, n, true),
+  raw_launch kernel = {plan->kernel, cureduce_grid_for(&plan->spec, b->context->info.sm_count, n, true),
                        plan->spec.block, parameters};
   call bare = c;
   bare.kind = CALL_RAW;
@@ -558,7 +563,7 @@ static int run_ladder(const options *o, bench *b, bool have_cub) {
     double previous = 0, rung0 = 0;
     for (int strategy = CUREDUCE_STRATEGY_RUNG0; strategy < CUREDUCE_STRATEGY_COUNT; strategy++) {
       call c = {.kind = CALL_SPEC, .op = op, .input = type, .output = output, .n = n,
-                .spec = cureduce_plan_strategy_spec((cureduce_strategy)strategy, op, type, output,
+                .spec = cureduce_spec_for_strategy((cureduce_strategy)strategy, op, type, output,
                                                     b->context->info.max_threads_per_sm)};
       verify(b, &c, have_cub);
       double us = time_median(b, &c, o->reps);
@@ -571,7 +576,7 @@ static int run_ladder(const options *o, bench *b, bool have_cub) {
         rung0 = us;
     }
     call single = {.kind = CALL_SPEC, .op = op, .input = type, .output = output, .n = n,
-                   .spec = cureduce_plan_strategy_spec(CUREDUCE_STRATEGY_SINGLE_PASS, op, type, output,
+                   .spec = cureduce_spec_for_strategy(CUREDUCE_STRATEGY_SINGLE_PASS, op, type, output,
                                                        b->context->info.max_threads_per_sm)};
     verify(b, &single, have_cub);
     double us = time_median(b, &single, o->reps);
@@ -598,9 +603,9 @@ static void allocate(const options *o, bench *b, bool have_cub) {
       size_t bytes = o->sizes[s] * cureduce_dtype_size((cureduce_dtype)o->types[t]);
       largest = bytes > largest ? bytes : largest;
       for (int strategy = 0; o->ladder && strategy < CUREDUCE_STRATEGY_COUNT; strategy++) {
-        cureduce_spec spec = cureduce_plan_strategy_spec((cureduce_strategy)strategy, (cureduce_op)o->ops[0],
+        cureduce_spec spec = cureduce_spec_for_strategy((cureduce_strategy)strategy, (cureduce_op)o->ops[0],
                                                          (cureduce_dtype)o->types[t], (cureduce_dtype)o->types[t], 2048);
-        size_t need = cureduce_execute_scratch_bytes(&spec, b->context->info.sm_count, o->sizes[s]) * 2;
+        size_t need = cureduce_ladder_scratch_bytes(&spec, b->context->info.sm_count, o->sizes[s]) * 2;
         scratch = need > scratch ? need : scratch;
       }
     }

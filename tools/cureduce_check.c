@@ -8,11 +8,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "compiler.h"
+/* Beyond the public API: build.h compiles kernels without a GPU (the table's offline half);
+ * context.h gives the driver table the library loaded at run time (so the tool links neither
+ * libcuda nor cudart for its copies) and the device facts the table's header prints; dtype.h and
+ * reference.h size results and check them. */
+#include "build.h"
 #include "context.h"
 #include "dtype.h"
 #include "emit_source.h"
-#include "kcache.h"
 #include "reference.h"
 
 static void usage(FILE *out) {
@@ -80,11 +83,17 @@ static cureduce_dtype output_type(cureduce_op op, cureduce_dtype input) {
 
 /* The spec the library's plan uses for (op, input) at n elements: the tuned one, or the heuristic. */
 static void plan_text(cureduce_context *context, cureduce_op op, cureduce_dtype input, size_t n, char *text) {
-  const cureduce_plan *plan;
-  if (cureduce_plan_get(context, op, input, output_type(op, input), n, &plan) == CUREDUCE_STATUS_OK)
-    cureduce_spec_format(&plan->spec, text);
-  else
-    snprintf(text, CUREDUCE_SPEC_TEXT_MAX, "(no plan: %s)", cureduce_status_name(CUREDUCE_STATUS_NO_NVRTC));
+  cureduce_problem problem;
+  cureduce_problem_init(&problem, op, input, output_type(op, input), n);
+  cureduce_plan *plan;
+  cureduce_plan_info info;
+  if (cureduce_plan_create(&plan, context, &problem, NULL) == CUREDUCE_STATUS_OK &&
+      cureduce_plan_describe(plan, &info) == CUREDUCE_STATUS_OK) {
+    snprintf(text, CUREDUCE_SPEC_TEXT_MAX, "%s", info.spec);
+    cureduce_plan_destroy(plan);
+  } else {
+    snprintf(text, CUREDUCE_SPEC_TEXT_MAX, "(no plan: %s)", cureduce_last_error_detail());
+  }
 }
 
 /* No GPU: generate and compile every kernel the table would run. */
@@ -99,12 +108,12 @@ static int compile_only(const options *o) {
   for (int op = 0; op < CUREDUCE_OP_COUNT; op++)
     for (int input = 0; input < CUREDUCE_DTYPE_COUNT; input++) {
       cureduce_spec spec =
-          cureduce_plan_default_spec((cureduce_op)op, (cureduce_dtype)input, output_type((cureduce_op)op, (cureduce_dtype)input), 2048);
+          cureduce_spec_heuristic((cureduce_op)op, (cureduce_dtype)input, output_type((cureduce_op)op, (cureduce_dtype)input), 2048);
       char text[CUREDUCE_SPEC_TEXT_MAX], types[24];
       cureduce_spec_format(&spec, text);
       snprintf(types, sizeof types, "%s->%s", cureduce_dtype_name((cureduce_dtype)input), cureduce_dtype_name(spec.output));
       cureduce_binary binary;
-      cureduce_status status = cureduce_kcache_build(&spec, o->arch, &memory_only, &quiet, &binary);
+      cureduce_status status = cureduce_build_kernel(&spec, o->arch, &memory_only, &quiet, &binary);
       if (status == CUREDUCE_STATUS_OK) {
         printf("%-7s %-11s %-44s %zu-byte %s\n", cureduce_op_name((cureduce_op)op), types, text, binary.size,
                binary.is_cubin ? "CUBIN" : "PTX");

@@ -9,6 +9,9 @@
 #include <errno.h>
 #include <unistd.h>
 
+/* Beyond the public API, which tunes one (operation, types) at a time: tune.h tunes every pair
+ * at once with progress reports, compiles offline without a GPU (--offline), and reads and writes
+ * the tuning database (--list, --export, --import, --clear); cachefile.h finds the cache. */
 #include "cachefile.h"
 #include "dtype.h"
 #include "emit_source.h"

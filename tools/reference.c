@@ -246,6 +246,22 @@ void cureduce_ref_fill(cureduce_op op, cureduce_dtype type, void *data, size_t c
   }
 }
 
+void cureduce_ref_fill_rounding(cureduce_dtype type, void *data, size_t count) {
+  int binades = type == CUREDUCE_F16 || type == CUREDUCE_BF16 ? 4 : 10;
+  for (size_t i = 0; i < count; i++) {
+    double x;
+    if (i % 4 == 3 && i > 8) { /* nearly cancels one of the last few */
+      size_t earlier = i - (size_t)cureduce_ref_random_range(1, 8);
+      x = -(double)float_at(type, data, earlier) * (1 + ldexp(cureduce_ref_random_unit() - 0.5, -20));
+    } else {
+      double mantissa = 1 + cureduce_ref_random_unit(); /* 53 random bits: every stored bit is used */
+      x = ldexp(mantissa, (int)cureduce_ref_random_range(-binades, binades));
+      x = cureduce_ref_random() & 1 ? -x : x;
+    }
+    cureduce_ref_put_float(type, data, i, x);
+  }
+}
+
 /* ---- reference ------------------------------------------------------------------------------- */
 
 static int precision_bits(cureduce_dtype accumulator) { return accumulator == CUREDUCE_F64 ? 53 : 24; }
@@ -310,6 +326,28 @@ static cureduce_ref_result float_reference(cureduce_op op, cureduce_dtype input,
   store_float(output, total, &expected.value);
   expected.tolerance = op == CUREDUCE_OP_PROD ? product_tolerance(accumulator, n, total)
                                               : sum_tolerance(accumulator, n, on_grid, max_abs, sum_abs);
+  return expected;
+}
+
+/* Any evaluation tree of additions: each element reaches the result as x_i (1 + t_i) with
+ * |t_i| <= gamma(d_i), d_i the number of additions on its way (Higham, Accuracy and Stability of
+ * Numerical Algorithms, 2nd ed., section 4.2, whose argument for recursive summation holds for
+ * any tree), so |computed - exact| <= gamma(depth) sum|x_i|. A bound for every input; what it
+ * cannot see (one small element dropped) the exact-sum data of cureduce_ref_fill catches. */
+cureduce_ref_result cureduce_ref_expected_sum(cureduce_dtype input, cureduce_dtype output, const void *data, size_t n,
+                                              unsigned depth) {
+  cureduce_dtype accumulator;
+  cureduce_accumulator_type(CUREDUCE_OP_SUM, input, &accumulator);
+  long double total = 0, sum_abs = 0;
+  for (size_t i = 0; i < n; i++) {
+    long double x = float_at(input, data, i);
+    total += x;
+    sum_abs += fabsl(x);
+  }
+  long double du = (long double)depth * ldexpl(1.0L, -precision_bits(accumulator));
+  cureduce_ref_result expected = {.value = {.index = -1}};
+  store_float(output, total, &expected.value);
+  expected.tolerance = du < 1 ? (double)(du / (1 - du) * sum_abs) : INFINITY;
   return expected;
 }
 

@@ -31,6 +31,12 @@ uint16_t cureduce_ref_float_to_bf16(float value); /* round to nearest even */
  * for min/max/arg, values from a small grid so that ties occur. */
 void cureduce_ref_fill(cureduce_op op, cureduce_dtype type, void *data, size_t count);
 
+/* Fills count float elements (f16, bf16, f32, f64) whose sums round, unlike cureduce_ref_fill's:
+ * full-mantissa values of random sign over a range of binades (2^-10 to 2^10; 2^-4 to 2^4 for the
+ * 16-bit types, whose sums must stay finite), every fourth one the near-negation of an earlier
+ * one, so that sums cancel. */
+void cureduce_ref_fill_rounding(cureduce_dtype type, void *data, size_t count);
+
 /* The exact or higher-precision result of reducing data[0..n) as the library documents, in
  * the output type, and how far a correct result may be from it (0: bitwise). */
 typedef struct cureduce_ref_result {
@@ -40,6 +46,12 @@ typedef struct cureduce_ref_result {
 
 cureduce_ref_result cureduce_ref_expected(cureduce_op op, cureduce_dtype input, cureduce_dtype output, const void *data,
                                    size_t n);
+
+/* A float sum computed by any evaluation tree in which no element meets more than `depth`
+ * additions: the exact sum, with the tolerance gamma(depth) * sum|x|, gamma(d) = d u / (1 - d u),
+ * u the accumulator's unit roundoff (see reference.c). */
+cureduce_ref_result cureduce_ref_expected_sum(cureduce_dtype input, cureduce_dtype output, const void *data, size_t n,
+                                              unsigned depth);
 
 /* true when `got` matches `expected` for (op, output); otherwise writes why into `why`. */
 bool cureduce_ref_matches(cureduce_op op, cureduce_dtype output, const cureduce_value *got,

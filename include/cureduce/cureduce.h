@@ -206,18 +206,114 @@ typedef struct cureduce_context cureduce_context;
 /*
  * Loads the driver and NVRTC (NVRTC lazily: a warm cache needs none), retains the device's
  * primary context and allocates the workspace. settings may be NULL for the defaults.
+ * A device older than sm_75 (Turing), the oldest that CUDA 13's NVRTC compiles for, gets
+ * CUREDUCE_STATUS_UNSUPPORTED.
  */
 CUREDUCE_API cureduce_status cureduce_context_create(cureduce_context **context,
                                                      const cureduce_settings *settings);
 /* Frees the workspace and the loaded kernels. Work still queued on the context's streams must
- * have finished. NULL is a no-op. */
+ * have finished, and every plan of the context must be destroyed first. NULL is a no-op. */
 CUREDUCE_API void cureduce_context_destroy(cureduce_context *context);
+
+/* ---- Problems and plans ---------------------------------------------------------------------
+ *
+ * A problem says what is reduced; a plan is made from it once (its kernel loaded or compiled, its
+ * configuration chosen: tuned, heuristic or pinned, its workspace size known) and executed any
+ * number of times, on any stream, from any thread. cureduce_reduce() is the one-line shortcut
+ * over plans that the context keeps for each (operation, types, size bucket).
+ */
+
+typedef enum cureduce_layout {
+  /* n elements, one after another: one result. */
+  CUREDUCE_LAYOUT_CONTIGUOUS = 0
+} cureduce_layout;
+
+typedef struct cureduce_problem {
+  cureduce_op op;
+  cureduce_dtype input_type;
+  cureduce_dtype output_type; /* the input type or the accumulator type (cureduce_check_types) */
+  cureduce_layout layout;
+  uint64_t n; /* CUREDUCE_LAYOUT_CONTIGUOUS: the number of elements */
+  /* Room for later fields (shapes, transforms, accuracy modes), each of which is zero when unused
+   * and so keeps today's meaning; keep zero. A plan refuses a problem with any of it set. */
+  unsigned char reserved[96];
+} cureduce_problem;
+
+/* A contiguous problem: every field set, reserved bytes zero. */
+CUREDUCE_API void cureduce_problem_init(cureduce_problem *problem, cureduce_op op, cureduce_dtype input_type,
+                                        cureduce_dtype output_type, uint64_t n);
+
+typedef struct cureduce_plan cureduce_plan;
+
+/* Where a plan's kernel configuration came from. */
+typedef enum cureduce_plan_origin {
+  CUREDUCE_PLAN_HEURISTIC = 0, /* the built-in choice: nothing tuned for this size, or tuning off */
+  CUREDUCE_PLAN_TUNED = 1,     /* the tuning database's choice for this GPU and size bucket */
+  CUREDUCE_PLAN_PINNED = 2     /* the spec text given to cureduce_plan_create */
+} cureduce_plan_origin;
+
+/*
+ * Makes a plan for `problem` on the context's device. spec NULL: the tuned configuration where the
+ * context's tuning policy and database have one, else the heuristic (CUREDUCE_TUNING_ON_FIRST_USE
+ * tunes only through cureduce_reduce, which has the caller's data). spec given: that kernel
+ * configuration, pinned, e.g. "sum:f32->f32/single_pass/b256/u4/v16/g8" (what
+ * cureduce_plan_describe() and cureduce-tune --list print); a malformed spec, one that is not a
+ * production strategy, or one whose operation and types are not the problem's, is
+ * CUREDUCE_STATUS_INVALID_SPEC. Loads or compiles the kernel: may take milliseconds the first time.
+ * A plan keeps the configuration it was made with; a later tune reaches only new plans.
+ */
+CUREDUCE_API cureduce_status cureduce_plan_create(cureduce_plan **plan, cureduce_context *context,
+                                                  const cureduce_problem *problem, const char *spec);
+/* NULL is a no-op. Executions still queued must have finished. */
+CUREDUCE_API void cureduce_plan_destroy(cureduce_plan *plan);
+
+/* Device memory an execution needs when the caller provides it: *bytes (0 when the plan's grid is
+ * one block) at an address aligned to *alignment. */
+CUREDUCE_API cureduce_status cureduce_plan_workspace_size(const cureduce_plan *plan, size_t *bytes,
+                                                          size_t *alignment);
+
+/*
+ * Reduces the problem's n elements at `input` into `output` (as cureduce_reduce says), on
+ * `stream`, asynchronously: no allocation, no synchronization.
+ *
+ * workspace NULL: the context's workspace, the stream's slot (see cureduce_release_stream). It is
+ * refused (CUREDUCE_STATUS_INVALID_ARGUMENT) while the stream is being captured into a CUDA graph
+ * and the plan needs workspace: a graph would keep the slot and race with the stream's later calls.
+ * workspace given: at least cureduce_plan_workspace_size() bytes of device memory, aligned; the
+ * execution uses nothing else, so there is no per-stream state. One execution may use a given
+ * workspace at a time (executions on one stream are ordered; elsewhere, give each its own).
+ * Any content will do: each execution re-arms it on its stream before the kernel.
+ */
+CUREDUCE_API cureduce_status cureduce_plan_execute(const cureduce_plan *plan, const void *input, void *output,
+                                                   void *workspace, size_t workspace_bytes, void *stream);
+
+typedef struct cureduce_plan_info {
+  char spec[112];                /* e.g. "sum:f32->f32/single_pass/b256/u4/v16/g8" */
+  cureduce_plan_origin origin;
+  unsigned grid, block;          /* the launch for the problem's n */
+  size_t workspace_bytes, workspace_alignment;
+  unsigned char reserved[32];
+} cureduce_plan_info;
+
+/* What the plan runs. */
+CUREDUCE_API cureduce_status cureduce_plan_describe(const cureduce_plan *plan, cureduce_plan_info *info);
+
+/*
+ * Makes ready (loaded, compiled when the cache misses) every kernel that plans for these problems
+ * and cureduce_reduce() on them would use, so that the first execution costs only a launch: call
+ * it before capturing a graph or timing. Stops at the first problem that fails.
+ */
+CUREDUCE_API cureduce_status cureduce_precompile(cureduce_context *context, const cureduce_problem *problems,
+                                                 size_t count);
+
+/* ---- The shortcut ------------------------------------------------------------------------------ */
 
 /*
  * Reduces n elements of `input` (device memory, aligned to its element type) into one value of
  * type `output_type` at `output` (device memory; see cureduce_value for argmin/argmax), on
- * `stream`. Asynchronous: returns once the kernel is queued. Stream NULL is the legacy default
- * stream; pass CU_STREAM_PER_THREAD (cudaStreamPerThread) for the per-thread one.
+ * `stream`, with the context's own plan for the size bucket of n and the stream's workspace slot.
+ * Asynchronous: returns once the kernel is queued. Stream NULL is the legacy default stream; pass
+ * CU_STREAM_PER_THREAD (cudaStreamPerThread) for the per-thread one.
  *
  * Semantics: sum of 0 elements is 0, prod of 0 elements is 1; min, max, argmin and argmax of 0
  * elements fail with CUREDUCE_STATUS_EMPTY_INPUT. min and max propagate NaN; argmin and argmax
@@ -225,14 +321,16 @@ CUREDUCE_API void cureduce_context_destroy(cureduce_context *context);
  * to the smallest index). -0.0 orders below +0.0, as IEEE 754-2019's minimum and maximum say.
  *
  * The first call for a (operation, types, size range) compiles its kernel unless the kernel cache
- * holds it; later calls cost one kernel launch.
+ * holds it; later calls cost one kernel launch. During graph capture a call that needs workspace
+ * is refused (see cureduce_plan_execute): capture a plan with a workspace of your own instead.
  */
 CUREDUCE_API cureduce_status cureduce_reduce(cureduce_context *context, cureduce_op op,
                                              cureduce_dtype input_type, const void *input, size_t n,
                                              cureduce_dtype output_type, void *output,
                                              void *stream);
 
-/* The same, with the result brought back to the host: waits for `stream` to finish. */
+/* The same, with the result brought back to the host: waits for `stream` to finish. Each call has
+ * a result cell of its own, so threads sharing one stream each get their own result. */
 CUREDUCE_API cureduce_status cureduce_reduce_to_host(cureduce_context *context, cureduce_op op,
                                                      cureduce_dtype input_type, const void *input,
                                                      size_t n, cureduce_dtype output_type,
