@@ -21,11 +21,11 @@ bool cureduce_make_directories(const char *path) {
   memcpy(partial, path, length + 1);
   for (char *slash = partial + 1; (slash = strchr(slash, '/')); slash++) {
     *slash = '\0';
-    if (mkdir(partial, 0755) != 0 && errno != EEXIST)
+    if (mkdir(partial, 0700) != 0 && errno != EEXIST)
       return false;
     *slash = '/';
   }
-  if (mkdir(partial, 0755) != 0 && errno != EEXIST)
+  if (mkdir(partial, 0700) != 0 && errno != EEXIST)
     return false;
   struct stat info;
   if (stat(partial, &info) != 0)
@@ -37,14 +37,11 @@ bool cureduce_make_directories(const char *path) {
   return true;
 }
 
-bool cureduce_read_file(const char *path, size_t max_size, void **data, size_t *size) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
-  struct stat info;
+/* Reads the whole of an open regular file of at most max_size bytes, and closes it. */
+static bool read_open_file(int fd, const struct stat *info, size_t max_size, void **data, size_t *size) {
   bool ok = false;
-  if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && (size_t)info.st_size <= max_size) {
-    size_t want = (size_t)info.st_size, got = 0;
+  if (S_ISREG(info->st_mode) && (size_t)info->st_size <= max_size) {
+    size_t want = (size_t)info->st_size, got = 0;
     unsigned char *buffer = malloc(want ? want : 1);
     while (buffer && got < want) {
       ssize_t n = read(fd, buffer + got, want - got);
@@ -62,6 +59,51 @@ bool cureduce_read_file(const char *path, size_t max_size, void **data, size_t *
   }
   close(fd);
   return ok;
+}
+
+bool cureduce_read_file(const char *path, size_t max_size, void **data, size_t *size) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  struct stat info;
+  if (fstat(fd, &info) != 0) {
+    close(fd);
+    return false;
+  }
+  return read_open_file(fd, &info, max_size, data, size);
+}
+
+static bool passes_trust_rule(const struct stat *info) {
+  return (info->st_uid == geteuid() || info->st_uid == 0) && (info->st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+bool cureduce_folder_is_trusted(const char *path, char *why, size_t why_size) {
+  struct stat info;
+  if (stat(path, &info) != 0) {
+    snprintf(why, why_size, "%s cannot be examined (%s)", path, strerror(errno));
+    return false;
+  }
+  if (S_ISDIR(info.st_mode) && passes_trust_rule(&info))
+    return true;
+  snprintf(why, why_size,
+           "%s is not trusted: owned by uid %u with mode %04o; cureduce uses only cache folders owned by uid %u or "
+           "root that no one else can write",
+           path, (unsigned)info.st_uid, (unsigned)(info.st_mode & 07777), (unsigned)geteuid());
+  errno = EPERM;
+  return false;
+}
+
+bool cureduce_read_trusted_file(const char *path, size_t max_size, void **data, size_t *size) {
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  struct stat info;
+  if (fstat(fd, &info) != 0 || !passes_trust_rule(&info)) {
+    close(fd);
+    errno = EPERM;
+    return false;
+  }
+  return read_open_file(fd, &info, max_size, data, size);
 }
 
 static bool write_all(int fd, const void *data, size_t size) {
@@ -108,7 +150,7 @@ bool cureduce_write_file_atomic(const char *path, const void *data, size_t size)
     errno = ENAMETOOLONG;
     return false;
   }
-  int fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  int fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
     return false;
   bool ok = write_all(fd, data, size) && fsync(fd) == 0;

@@ -90,7 +90,7 @@ static cureduce_status open_resources(cureduce_context *context, const cureduce_
                    "no cache location (set CUREDUCE_CACHE_DIR or HOME): compiled kernels stay in memory");
   }
   cureduce_diskcache_open(&context->disk, root, &context->logger);
-  if (root) {
+  if (context->disk.root[0]) { /* a root that is created and trusted: the tuning lives there too */
     cureduce_tunedb_path(root, context->gpu_key, context->tunedb_path, sizeof context->tunedb_path);
     if (settings->tuning != CUREDUCE_TUNING_OFF)
       cureduce_tunedb_read(context->tunedb_path, context->gpu_key, &context->tuned, &context->logger);

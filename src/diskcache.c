@@ -90,15 +90,20 @@ bool cureduce_diskcache_decode(const cureduce_kernel_key *key, const void *data,
 void cureduce_diskcache_open(cureduce_diskcache *cache, const char *root, const cureduce_logger *logger) {
   cache->root[0] = '\0';
   cache->writable = false;
+  cache->warned_untrusted = false;
   cache->logger = logger;
   pthread_mutex_init(&cache->lock, NULL);
   if (!root)
     return;
-  char kernels[4200];
+  char kernels[4200], why[4600];
   snprintf(kernels, sizeof kernels, "%s/kernels", root);
   if (strlen(root) >= sizeof cache->root || !cureduce_make_directories(kernels)) {
     cureduce_log(logger, CUREDUCE_LOG_WARN, "kernel cache %s cannot be created (%s): compiled kernels stay in memory",
                  root, strerror(errno));
+    return;
+  }
+  if (!cureduce_folder_is_trusted(root, why, sizeof why) || !cureduce_folder_is_trusted(kernels, why, sizeof why)) {
+    cureduce_log(logger, CUREDUCE_LOG_WARN, "kernel cache folder %s: compiled kernels stay in memory", why);
     return;
   }
   snprintf(cache->root, sizeof cache->root, "%s", root);
@@ -112,6 +117,20 @@ static void entry_folder(const cureduce_diskcache *cache, const cureduce_kernel_
   int length = snprintf(path, size, "%s/kernels/", cache->root);
   for (int i = 0; i < 16; i++)
     length += snprintf(path + length, size - (size_t)length, "%02x", key->digest[i]);
+}
+
+/* Whether an entry folder passes the trust rule; the first one that fails is reported. */
+static bool folder_trusted(cureduce_diskcache *cache, const char *folder) {
+  char why[4600];
+  if (cureduce_folder_is_trusted(folder, why, sizeof why))
+    return true;
+  pthread_mutex_lock(&cache->lock);
+  bool first = !cache->warned_untrusted;
+  cache->warned_untrusted = true;
+  pthread_mutex_unlock(&cache->lock);
+  cureduce_log(cache->logger, first ? CUREDUCE_LOG_WARN : CUREDUCE_LOG_INFO,
+               "kernel cache folder %s: its entries are neither loaded nor written", why);
+  return false;
 }
 
 /* Entry file names are "<NVRTC version>.bin"; collects the versions, newest first. */
@@ -143,12 +162,18 @@ bool cureduce_diskcache_load(cureduce_diskcache *cache, const cureduce_kernel_ke
   entry_folder(cache, key, folder, sizeof folder);
   int versions[32];
   int count = list_versions(folder, versions, 32);
+  if (count == 0 || !folder_trusted(cache, folder))
+    return false;
   for (int i = 0; i < count; i++) {
     snprintf(path, sizeof path, "%s/%d.bin", folder, versions[i]);
     void *data;
     size_t size;
-    if (!cureduce_read_file(path, max_entry_size, &data, &size))
+    if (!cureduce_read_trusted_file(path, max_entry_size, &data, &size)) {
+      if (errno == EPERM || errno == ELOOP)
+        cureduce_log(cache->logger, CUREDUCE_LOG_INFO,
+                     "kernel cache entry %s is a symbolic link or not trusted: not loaded, to be replaced", path);
       continue;
+    }
     cureduce_binary view;
     int version;
     if (cureduce_diskcache_decode(key, data, size, &view, &version) && version == versions[i]) {
@@ -177,7 +202,12 @@ void cureduce_diskcache_store(cureduce_diskcache *cache, const cureduce_kernel_k
   size_t size;
   if (!cureduce_diskcache_encode(key, nvrtc_version, binary, &data, &size))
     return;
-  bool stored = cureduce_make_directories(folder) && cureduce_write_file_atomic(path, data, size);
+  bool made = cureduce_make_directories(folder);
+  if (made && !folder_trusted(cache, folder)) {
+    free(data);
+    return;
+  }
+  bool stored = made && cureduce_write_file_atomic(path, data, size);
   int error = errno;
   free(data);
   if (stored) {

@@ -8,7 +8,12 @@
  * An entry: magic, format version, NVRTC version, arch, kind, payload size, the SHA-256 of
  * (key material, NVRTC version) and of the payload, then the payload. Anything that does not
  * verify (truncated, corrupt, another format, another key) is a miss, never an error, and the
- * next store replaces it. */
+ * next store replaces it.
+ *
+ * Every folder is checked against the trust rule (cachefile.h) before use, and every entry on its
+ * open descriptor before it is read, without following symbolic links: an untrusted root is not
+ * used (one warning; kernels stay in memory), an untrusted entry folder is passed over (one
+ * warning for the cache), an untrusted entry is a miss that the next store replaces. */
 #ifndef CUREDUCE_DISKCACHE_H
 #define CUREDUCE_DISKCACHE_H
 
@@ -24,7 +29,8 @@
 typedef struct cureduce_diskcache {
   char root[4096];         /* "" when there is no disk cache */
   bool writable;           /* cleared, with one warning, when a store fails */
-  pthread_mutex_t lock;    /* guards writable */
+  bool warned_untrusted;   /* an untrusted entry folder has been reported */
+  pthread_mutex_t lock;    /* guards writable and warned_untrusted */
   const cureduce_logger *logger;
 } cureduce_diskcache;
 

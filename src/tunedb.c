@@ -192,11 +192,32 @@ static const char *verdict_text(cureduce_tunedb_verdict verdict) {
                                               : "not a tuning database";
 }
 
+/* The folder of a database's path. */
+static void folder_of(const char *path, char *folder, size_t size) {
+  snprintf(folder, size, "%s", path);
+  char *slash = strrchr(folder, '/');
+  if (slash)
+    *slash = '\0';
+}
+
 void cureduce_tunedb_read(const char *path, const char *gpu_key, cureduce_tunedb *db, const cureduce_logger *logger) {
+  char folder[4096], why[4600];
+  folder_of(path, folder, sizeof folder);
+  if (access(path, F_OK) != 0 && errno == ENOENT)
+    return; /* no file yet: nothing tuned */
+  if (!cureduce_folder_is_trusted(folder, why, sizeof why)) {
+    cureduce_log(logger, CUREDUCE_LOG_WARN, "tuning database folder %s: its tuning is not used", why);
+    return;
+  }
   void *data;
   size_t size;
-  if (!cureduce_read_file(path, max_file_size, &data, &size))
-    return; /* no file yet: nothing tuned */
+  if (!cureduce_read_trusted_file(path, max_file_size, &data, &size)) {
+    if (errno == EPERM || errno == ELOOP)
+      cureduce_log(logger, CUREDUCE_LOG_WARN,
+                   "tuning database %s is a symbolic link, or owned by another user, or writable by others: not used",
+                   path);
+    return;
+  }
   cureduce_tunedb_verdict verdict = cureduce_tunedb_decode(gpu_key, data, size, db);
   free(data);
   if (verdict != CUREDUCE_TUNEDB_VALID)
@@ -208,7 +229,7 @@ void cureduce_tunedb_read(const char *path, const char *gpu_key, cureduce_tunedb
 static int lock_database(const char *path) {
   char lock_path[4200];
   snprintf(lock_path, sizeof lock_path, "%s.lock", path);
-  int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  int fd = open(lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
     return -1;
   struct flock lock = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
@@ -222,13 +243,12 @@ static int lock_database(const char *path) {
 
 cureduce_status cureduce_tunedb_merge(const char *path, const char *gpu_key, const cureduce_tunedb *records,
                                       const cureduce_logger *logger) {
-  char folder[4096];
-  snprintf(folder, sizeof folder, "%s", path);
-  char *slash = strrchr(folder, '/');
-  if (slash)
-    *slash = '\0';
+  char folder[4096], why[4600];
+  folder_of(path, folder, sizeof folder);
   CUREDUCE_RETURN_ERROR_IF(!cureduce_make_directories(folder), CACHE_IO, "cannot create %s: %s", folder,
                            strerror(errno));
+  CUREDUCE_RETURN_ERROR_IF(!cureduce_folder_is_trusted(folder, why, sizeof why), CACHE_IO,
+                           "tuning database folder %s", why);
   int lock = lock_database(path);
   CUREDUCE_RETURN_ERROR_IF(lock < 0, CACHE_IO, "cannot lock %s.lock: %s", path, strerror(errno));
   cureduce_tunedb merged = {0};

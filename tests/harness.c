@@ -109,6 +109,12 @@ bool harness_remove_tree(char *folder) {
   return removed;
 }
 
+bool harness_make_readable_by_all(const char *folder) {
+  char command[512];
+  snprintf(command, sizeof command, "chmod -R go+rX '%s'", folder);
+  return system(command) == 0;
+}
+
 bool harness_drop_privileges(void) { return geteuid() != 0 || (setgid(65534) == 0 && setuid(65534) == 0); }
 
 void harness_expect_child_success(pid_t child, const char *what) {

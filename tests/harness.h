@@ -38,6 +38,9 @@ void harness_download(const harness_gpu *gpu, void *to, CUdeviceptr from, size_t
 char *harness_temporary_folder(void);
 /* Removes the folder and everything below it, and frees its name; false if anything stayed. */
 bool harness_remove_tree(char *folder);
+/* chmod -R go+rX: what an administrator does to share a cache the library made 0700 and 0600
+ * (it stays trusted: nobody else may write it). */
+bool harness_make_readable_by_all(const char *folder);
 /* In a forked child: as root, become nobody, since root ignores permissions; false on failure. */
 bool harness_drop_privileges(void);
 /* Waits for a forked child and fails the test, naming `what`, unless it exited with 0. */

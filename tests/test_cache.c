@@ -1,5 +1,6 @@
 /* The on-disk kernel cache without a GPU: SHA-256, entry encoding, every kind of bad file as a
- * miss, stores and loads through a real folder, a read-only folder, a folder that is a file. */
+ * miss, stores and loads through a real folder, a read-only folder, a folder that is a file, and
+ * the trust rule: folders others can write or own, symbolic links, what the library creates. */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "build.h"
 #include "cachefile.h"
 #include "diskcache.h"
 #include "harness.h"
@@ -158,6 +160,7 @@ START_TEST(test_read_only_folder_reads_and_warns_once) {
   cureduce_diskcache_close(&cache);
   char kernels[4200];
   snprintf(kernels, sizeof kernels, "%s/kernels", root);
+  ck_assert(harness_make_readable_by_all(root));
   ck_assert_int_eq(chmod(kernels, 0555), 0);
   pid_t child = fork();
   if (child == 0) { /* the unprivileged part runs in a child, so the parent can clean up */
@@ -349,6 +352,192 @@ START_TEST(test_full_disk) {
 }
 END_TEST
 
+/* ---- the trust rule ------------------------------------------------------------------------------ */
+
+static char last_warning[8192];
+static void keep_warnings(void *user, cureduce_log_level level, const char *message) {
+  (void)user;
+  if (level == CUREDUCE_LOG_WARN) {
+    warnings++;
+    snprintf(last_warning, sizeof last_warning, "%s", message);
+  }
+}
+static const cureduce_logger keeping = {CUREDUCE_LOG_WARN, keep_warnings, NULL};
+
+static mode_t mode_of(const char *path) {
+  struct stat info;
+  ck_assert_int_eq(lstat(path, &info), 0);
+  return info.st_mode;
+}
+
+static void entry_folder_of(const char *root, const cureduce_kernel_key *key, char *folder, size_t size) {
+  entry_path(root, key, 0, folder, size);
+  *strrchr(folder, '/') = '\0';
+}
+
+/* A root writable by others is not used: one warning naming it, its owner and mode; kernels are
+ * still compiled (into memory), and nothing lands in it. */
+START_TEST(test_root_writable_by_others_is_refused) {
+  char *root = make_temporary_folder();
+  ck_assert_int_eq(chmod(root, 0777), 0);
+  warnings = 0;
+  cureduce_diskcache cache;
+  cureduce_diskcache_open(&cache, root, &keeping);
+  ck_assert_int_eq(warnings, 1);
+  char uid[32];
+  snprintf(uid, sizeof uid, "uid %u", (unsigned)geteuid());
+  ck_assert_msg(strstr(last_warning, root) && strstr(last_warning, "mode 0777") && strstr(last_warning, uid) &&
+                    strstr(last_warning, "not trusted"),
+                "%s", last_warning);
+  cureduce_spec spec = cureduce_spec_heuristic(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 2048);
+  cureduce_binary binary;
+  ck_assert_msg(cureduce_build_kernel(&spec, 90, &cache, &keeping, &binary) == CUREDUCE_STATUS_OK, "%s",
+                cureduce_last_error_detail());
+  ck_assert(binary.is_cubin && memcmp(binary.data, "\x7f" "ELF", 4) == 0);
+  free(binary.data);
+  char command[4200];
+  snprintf(command, sizeof command, "test -z \"$(find '%s' -type f)\"", root);
+  ck_assert_int_eq(system(command), 0);
+  ck_assert_int_eq(warnings, 1);
+  cureduce_diskcache_close(&cache);
+  ck_assert(harness_remove_tree(root));
+}
+END_TEST
+
+/* A root another user owns is not used, whatever its mode. Needs root, to give the folder away. */
+START_TEST(test_root_of_another_user_is_refused) {
+  if (geteuid() != 0) {
+    printf("test_root_of_another_user_is_refused: not root, so no folder can be given away; skipped\n");
+    return;
+  }
+  char *root = make_temporary_folder();
+  char kernels[4200];
+  snprintf(kernels, sizeof kernels, "%s/kernels", root);
+  ck_assert_int_eq(mkdir(kernels, 0755), 0);
+  ck_assert_int_eq(chown(root, 65534, 65534), 0);
+  ck_assert_int_eq(chown(kernels, 65534, 65534), 0);
+  warnings = 0;
+  cureduce_diskcache cache;
+  cureduce_diskcache_open(&cache, root, &keeping);
+  ck_assert_int_eq(warnings, 1);
+  ck_assert_msg(strstr(last_warning, "owned by uid 65534 with mode 0755"), "%s", last_warning);
+  ck_assert_str_eq(cache.root, "");
+  cureduce_diskcache_close(&cache);
+  ck_assert(harness_remove_tree(root));
+}
+END_TEST
+
+/* What the library creates: folders 0700, entries 0600. */
+START_TEST(test_created_folders_and_files_are_private) {
+  char *root = make_temporary_folder();
+  cureduce_diskcache cache;
+  cureduce_diskcache_open(&cache, root, &keeping);
+  cureduce_kernel_key key;
+  cureduce_kernel_key_make("private kernel", 90, &key);
+  cureduce_binary binary = random_binary(100);
+  cureduce_diskcache_store(&cache, &key, 13000, &binary);
+  char kernels[4200], folder[4096], path[4096];
+  snprintf(kernels, sizeof kernels, "%s/kernels", root);
+  entry_folder_of(root, &key, folder, sizeof folder);
+  entry_path(root, &key, 13000, path, sizeof path);
+  ck_assert_int_eq(mode_of(kernels) & 07777, 0700);
+  ck_assert_int_eq(mode_of(folder) & 07777, 0700);
+  ck_assert_int_eq(mode_of(path) & 07777, 0600);
+  cureduce_diskcache_close(&cache);
+  free(binary.data);
+  ck_assert(harness_remove_tree(root));
+}
+END_TEST
+
+/* An entry folder made group-writable after the first run is passed over, with one warning, until
+ * it is private again. */
+START_TEST(test_entry_folder_made_group_writable_is_refused) {
+  char *root = make_temporary_folder();
+  warnings = 0;
+  cureduce_diskcache cache;
+  cureduce_diskcache_open(&cache, root, &keeping);
+  cureduce_kernel_key key;
+  cureduce_kernel_key_make("shared kernel", 90, &key);
+  cureduce_binary binary = random_binary(200), loaded;
+  cureduce_diskcache_store(&cache, &key, 13000, &binary);
+  ck_assert(cureduce_diskcache_load(&cache, &key, &loaded));
+  free(loaded.data);
+  char folder[4096];
+  entry_folder_of(root, &key, folder, sizeof folder);
+  ck_assert_int_eq(chmod(folder, 0770), 0);
+  ck_assert(!cureduce_diskcache_load(&cache, &key, &loaded));
+  cureduce_diskcache_store(&cache, &key, 13010, &binary);
+  ck_assert(!cureduce_diskcache_load(&cache, &key, &loaded));
+  ck_assert_int_eq(warnings, 1);
+  ck_assert_msg(strstr(last_warning, folder) && strstr(last_warning, "mode 0770"), "%s", last_warning);
+  ck_assert_int_eq(count_valid_entries(root, &key), 1); /* the store in the untrusted folder wrote nothing */
+  ck_assert_int_eq(chmod(folder, 0700), 0);
+  ck_assert(cureduce_diskcache_load(&cache, &key, &loaded));
+  free(loaded.data);
+  cureduce_diskcache_close(&cache);
+  free(binary.data);
+  ck_assert(harness_remove_tree(root));
+}
+END_TEST
+
+/* An entry replaced by a symbolic link to a valid entry is not loaded, and the next store puts a
+ * regular file in its place. */
+START_TEST(test_symlinked_entry_is_not_loaded) {
+  char *root = make_temporary_folder();
+  cureduce_diskcache cache;
+  cureduce_diskcache_open(&cache, root, &keeping);
+  cureduce_kernel_key key;
+  cureduce_kernel_key_make("linked kernel", 90, &key);
+  cureduce_binary binary = random_binary(300), loaded;
+  cureduce_diskcache_store(&cache, &key, 13000, &binary);
+  char path[4096], elsewhere[4200];
+  entry_path(root, &key, 13000, path, sizeof path);
+  snprintf(elsewhere, sizeof elsewhere, "%s/planted.bin", root);
+  ck_assert_int_eq(rename(path, elsewhere), 0);
+  ck_assert_int_eq(symlink(elsewhere, path), 0);
+  ck_assert(!cureduce_diskcache_load(&cache, &key, &loaded));
+  cureduce_diskcache_store(&cache, &key, 13000, &binary);
+  ck_assert(S_ISREG(mode_of(path)));
+  ck_assert(cureduce_diskcache_load(&cache, &key, &loaded));
+  free(loaded.data);
+  cureduce_diskcache_close(&cache);
+  free(binary.data);
+  ck_assert(harness_remove_tree(root));
+}
+END_TEST
+
+/* A root-owned 0755 cache (warmed by root, shared read-only) is used by another user: trusted,
+ * since nobody but root can write it. Needs root, to be another user in a child. */
+START_TEST(test_root_owned_shared_cache_is_used) {
+  if (geteuid() != 0) {
+    printf("test_root_owned_shared_cache_is_used: not root; skipped\n");
+    return;
+  }
+  char *root = make_temporary_folder();
+  cureduce_diskcache cache;
+  cureduce_diskcache_open(&cache, root, &keeping);
+  cureduce_kernel_key key;
+  cureduce_kernel_key_make("warmed by root", 90, &key);
+  cureduce_binary binary = random_binary(400), loaded;
+  cureduce_diskcache_store(&cache, &key, 13000, &binary);
+  cureduce_diskcache_close(&cache);
+  ck_assert(harness_make_readable_by_all(root));
+  ck_assert_int_eq(mode_of(root) & 07777, 0755);
+  pid_t child = fork();
+  if (child == 0) {
+    if (!harness_drop_privileges())
+      _exit(2);
+    warnings = 0;
+    cureduce_diskcache_open(&cache, root, &keeping);
+    bool hit = cureduce_diskcache_load(&cache, &key, &loaded);
+    _exit(hit && warnings == 0 ? 0 : 1);
+  }
+  harness_expect_child_success(child, "a root-owned 0755 cache was not used by another user");
+  free(binary.data);
+  ck_assert(harness_remove_tree(root));
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("cache");
   TCase *cache = tcase_create("cache");
@@ -361,6 +550,12 @@ int main(void) {
   tcase_add_test(cache, test_atomic_write_leaves_no_temporary);
   tcase_add_test(cache, test_writer_killed_mid_write);
   tcase_add_test(cache, test_full_disk);
+  tcase_add_test(cache, test_root_writable_by_others_is_refused);
+  tcase_add_test(cache, test_root_of_another_user_is_refused);
+  tcase_add_test(cache, test_created_folders_and_files_are_private);
+  tcase_add_test(cache, test_entry_folder_made_group_writable_is_refused);
+  tcase_add_test(cache, test_symlinked_entry_is_not_loaded);
+  tcase_add_test(cache, test_root_owned_shared_cache_is_used);
   suite_add_tcase(suite, cache);
   return harness_run(suite, false);
 }

@@ -220,6 +220,54 @@ END_TEST
 
 /* A folder that cannot be written: a clear status, and reading still works. The unprivileged
  * part runs in a child (root ignores permissions), so the parent can clean up. */
+static int tunedb_warnings;
+static char tunedb_warning[8192];
+static void keep_warning(void *user, cureduce_log_level level, const char *message) {
+  (void)user;
+  if (level == CUREDUCE_LOG_WARN) {
+    tunedb_warnings++;
+    snprintf(tunedb_warning, sizeof tunedb_warning, "%s", message);
+  }
+}
+
+/* The trust rule: a tuning folder others can write is neither read nor written; a database that
+ * is a symbolic link is not read; the files the library writes are private. */
+START_TEST(test_untrusted_tuning_is_not_used) {
+  char *root = temporary_folder(), path[4096], tuning[4200], elsewhere[4200];
+  cureduce_tunedb_path(root, gpu, path, sizeof path);
+  cureduce_tunedb some = some_records(3, 0), read = {0};
+  ck_assert(cureduce_tunedb_merge(path, gpu, &some, &quiet) == CUREDUCE_STATUS_OK);
+  struct stat info;
+  ck_assert(stat(path, &info) == 0 && (info.st_mode & 07777) == 0600);
+  snprintf(tuning, sizeof tuning, "%s/tuning", root);
+  ck_assert(stat(tuning, &info) == 0 && (info.st_mode & 07777) == 0700);
+
+  const cureduce_logger keeping = {CUREDUCE_LOG_WARN, keep_warning, NULL};
+  ck_assert_int_eq(chmod(tuning, 0777), 0);
+  cureduce_tunedb_read(path, gpu, &read, &keeping);
+  ck_assert_uint_eq(read.count, 0);
+  ck_assert_int_eq(tunedb_warnings, 1);
+  ck_assert_msg(strstr(tunedb_warning, tuning) && strstr(tunedb_warning, "mode 0777"), "%s", tunedb_warning);
+  ck_assert(cureduce_tunedb_merge(path, gpu, &some, &quiet) == CUREDUCE_STATUS_CACHE_IO);
+  ck_assert(strstr(cureduce_last_error_detail(), "not trusted"));
+  ck_assert_int_eq(chmod(tuning, 0700), 0);
+
+  snprintf(elsewhere, sizeof elsewhere, "%s/planted.db", root);
+  ck_assert_int_eq(rename(path, elsewhere), 0);
+  ck_assert_int_eq(symlink(elsewhere, path), 0);
+  cureduce_tunedb_read(path, gpu, &read, &keeping);
+  ck_assert_uint_eq(read.count, 0);
+  ck_assert_int_eq(tunedb_warnings, 2);
+  ck_assert(strstr(tunedb_warning, "symbolic link"));
+  ck_assert(cureduce_tunedb_merge(path, gpu, &some, &quiet) == CUREDUCE_STATUS_OK); /* replaces the link */
+  cureduce_tunedb_read(path, gpu, &read, &keeping);
+  ck_assert_uint_eq(read.count, 3);
+  cureduce_tunedb_free(&some);
+  cureduce_tunedb_free(&read);
+  ck_assert(harness_remove_tree(root));
+}
+END_TEST
+
 START_TEST(test_read_only_folder) {
   char *root = temporary_folder(), path[4096];
   cureduce_tunedb_path(root, gpu, path, sizeof path);
@@ -228,6 +276,7 @@ START_TEST(test_read_only_folder) {
   cureduce_tunedb_free(&some);
   char tuning[4200];
   snprintf(tuning, sizeof tuning, "%s/tuning", root);
+  ck_assert(harness_make_readable_by_all(root));
   ck_assert_int_eq(chmod(tuning, 0555), 0);
   pid_t child = fork();
   if (child == 0) {
@@ -257,6 +306,7 @@ int main(void) {
   tcase_add_test(tunedb, test_every_corruption_and_truncation);
   tcase_add_test(tunedb, test_eight_processes_merge_at_once);
   tcase_add_test(tunedb, test_read_only_folder);
+  tcase_add_test(tunedb, test_untrusted_tuning_is_not_used);
   tcase_add_test(tunedb, test_writer_killed_holding_the_lock);
   suite_add_tcase(suite, tunedb);
   return harness_run(suite, false);
