@@ -220,6 +220,51 @@ START_TEST(test_more_than_2_pow_32_elements) {
 }
 END_TEST
 
+/* argmin and argmax at 2^28 elements, on data with many ties (16 distinct values; every
+ * element equal), then with a NaN as the very last element, and, for floats, with a second NaN
+ * just before it: the first extreme, then the first NaN, whatever the kernel's vector folds do.
+ * Loop index: f32, bf16, u8, f64 (2^27 elements). */
+START_TEST(test_arg_ties_and_nan_at_the_end) {
+  static const cureduce_dtype types[] = {CUREDUCE_F32, CUREDUCE_BF16, CUREDUCE_U8, CUREDUCE_F64};
+  cureduce_dtype type = types[_i];
+  bool is_float = type != CUREDUCE_U8;
+  harness_gpu gpu = harness_gpu_open();
+  const size_t n = type == CUREDUCE_F64 ? (size_t)1 << 27 : (size_t)1 << 28, element = cureduce_dtype_size(type);
+  unsigned char *host = malloc(n * element);
+  ck_assert(host);
+  CUdeviceptr device = harness_device_alloc(&gpu, n * element);
+  for (int variant = 0; variant < (is_float ? 4 : 2); variant++) {
+    for (size_t i = 0; i < n; i++) { /* variant 0: 16 values; the others start from all equal */
+      double x = variant == 0 ? (double)cureduce_ref_random_range(0, 15) : 3.0;
+      if (is_float)
+        cureduce_ref_put_float(type, host, i, x);
+      else
+        host[i] = (unsigned char)x;
+    }
+    if (variant >= 2)
+      cureduce_ref_put_float(type, host, n - 1, NAN);
+    if (variant == 3)
+      cureduce_ref_put_float(type, host, n - 2, -NAN);
+    harness_upload(&gpu, device, host, n * element);
+    for (int o = 0; o < 2; o++) {
+      cureduce_op op = o ? CUREDUCE_OP_ARGMAX : CUREDUCE_OP_ARGMIN;
+      cureduce_value got = reduce_to_host_on(gpu.context, op, type, device, n, type, NULL);
+      cureduce_ref_result expected = cureduce_ref_expected(op, type, type, host, n);
+      char why[256];
+      ck_assert_msg(cureduce_ref_matches(op, type, &got, &expected, why, sizeof why), "%s of %zu %s, variant %d: %s",
+                    cureduce_op_name(op), n, cureduce_dtype_name(type), variant, why);
+      if (variant == 1)
+        ck_assert_int_eq(got.index, 0);
+      if (variant >= 2)
+        ck_assert_int_eq(got.index, (int64_t)(n - (variant == 3 ? 2 : 1)));
+    }
+  }
+  gpu.cu->cuMemFree(device);
+  free(host);
+  harness_gpu_close(&gpu);
+}
+END_TEST
+
 /* Each stream holds a workspace slot; with every slot held, a new stream is refused, clearly,
  * until one is released. The per-thread default stream works like any other. */
 START_TEST(test_workspace_slots) {
@@ -385,6 +430,7 @@ int main(void) {
   tcase_add_test(runs, test_bitwise_deterministic);
   tcase_add_test(runs, test_two_threads_two_streams);
   tcase_add_test(runs, test_more_than_2_pow_32_elements);
+  tcase_add_loop_test(runs, test_arg_ties_and_nan_at_the_end, 0, 4);
   tcase_add_test(runs, test_workspace_slots);
   tcase_add_test(runs, test_host_pointer_refused);
   tcase_add_test(runs, test_stream_of_another_context_refused);

@@ -1,5 +1,7 @@
-// cub::DeviceReduce for cureduce-bench's baseline column. The accumulator follows the library's
-// rules (sum of f16, bf16, f32 in f32; of integers in 64 bits), so both sides do the same work.
+// cub::DeviceReduce for cureduce-bench's baseline column, for every operation: Sum (TransformReduce
+// into the accumulator), prod (TransformReduce with a multiply), Min, Max, ArgMin and ArgMax (value
+// and int64 index outputs). The accumulator follows the library's rules (sum and prod of f16, bf16,
+// f32 in f32; of integers in 64 bits), so both sides do the same work.
 #include <cub/device/device_reduce.cuh>
 #include <cuda/functional>
 #include <cuda/std/functional>
@@ -30,12 +32,37 @@ int extreme(cureduce_op op, const void *input, size_t n, void *output, void *tem
                                : cub::DeviceReduce::Min(temp, *temp_bytes, in, out, n, stream);
 }
 
+// Products wrap modulo 2^64 for integers, as the library's do.
+template <typename In, typename Acc>
+int product(const void *input, size_t n, void *output, void *temp, size_t *temp_bytes, cudaStream_t stream) {
+  return cub::DeviceReduce::TransformReduce(temp, *temp_bytes, static_cast<const In *>(input), static_cast<Acc *>(output),
+                                            n, cuda::std::multiplies<Acc>{}, widen<In, Acc>{}, Acc(1), stream);
+}
+
+// The extreme value at byte 0 of the output, its int64 index at byte 8: the library's layout.
+template <typename T>
+int arg_extreme(cureduce_op op, const void *input, size_t n, void *output, void *temp, size_t *temp_bytes,
+                cudaStream_t stream) {
+  const T *in = static_cast<const T *>(input);
+  T *value = static_cast<T *>(output);
+  long long *index = reinterpret_cast<long long *>(static_cast<char *>(output) + 8);
+  const ::cuda::std::int64_t count = static_cast<::cuda::std::int64_t>(n);
+  return op == CUREDUCE_OP_ARGMAX ? cub::DeviceReduce::ArgMax(temp, *temp_bytes, in, value, index, count, stream)
+                                  : cub::DeviceReduce::ArgMin(temp, *temp_bytes, in, value, index, count, stream);
+}
+
 template <typename In, typename Acc>
 int reduce(cureduce_op op, const void *input, size_t n, void *output, void *temp, size_t *temp_bytes,
            cudaStream_t stream) {
-  if (op == CUREDUCE_OP_SUM) return sum<In, Acc>(input, n, output, temp, temp_bytes, stream);
-  if (op == CUREDUCE_OP_MIN || op == CUREDUCE_OP_MAX) return extreme<In>(op, input, n, output, temp, temp_bytes, stream);
-  return -1;
+  switch (op) {
+  case CUREDUCE_OP_SUM: return sum<In, Acc>(input, n, output, temp, temp_bytes, stream);
+  case CUREDUCE_OP_PROD: return product<In, Acc>(input, n, output, temp, temp_bytes, stream);
+  case CUREDUCE_OP_MIN:
+  case CUREDUCE_OP_MAX: return extreme<In>(op, input, n, output, temp, temp_bytes, stream);
+  case CUREDUCE_OP_ARGMIN:
+  case CUREDUCE_OP_ARGMAX: return arg_extreme<In>(op, input, n, output, temp, temp_bytes, stream);
+  default: return -1;
+  }
 }
 
 }  // namespace

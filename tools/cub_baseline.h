@@ -12,9 +12,9 @@
 extern "C" {
 #endif
 
-/* Enqueues cub::DeviceReduce for (op, input type) into the accumulator type (sum) or the input
- * type (min, max) on `stream`. With temp NULL, only sets *temp_bytes. Returns a cudaError_t:
- * 0 on success, -1 for an (op, type) the baseline does not cover (prod, argmin, argmax). */
+/* Enqueues cub::DeviceReduce for (op, input type) into the accumulator type (sum, prod) or the
+ * input type (min, max; argmin and argmax with the int64 index at byte 8) on `stream`. With temp
+ * NULL, only sets *temp_bytes. Returns a cudaError_t: 0 on success, -1 for an unknown (op, type). */
 int cureduce_cub_reduce(cureduce_op op, cureduce_dtype type, const void *input, size_t n, void *output, void *temp,
                         size_t *temp_bytes, void *stream);
 

@@ -39,14 +39,23 @@ static void usage(FILE *out) {
         "  --all             every input type\n"
         "  --sizes LIST      element counts, e.g. 2^20,1000000\n"
         "  --reps N          timed calls per figure, median taken (default 200)\n"
+        "  --data KIND       exact: values on a coarse grid, whose float sums are exact and whose\n"
+        "                    extremes tie often (default); random: full-mantissa floats and random\n"
+        "                    integers, mostly distinct (float sums and products of more than 2^24\n"
+        "                    elements are then checked against nothing: their rounding depends on order)\n"
+        "  --l2 MODE         hot: inputs that fit in L2 stay there (default); flushed: a buffer twice\n"
+        "                    the L2 is written before every timed single call (not timed)\n"
+        "  --offset BYTES    start the input this many bytes (a multiple of the element size) past\n"
+        "                    a 256-byte boundary: a misaligned start\n"
         "  --csv             comma-separated rows instead of the table\n"
         "  --json            one JSON object instead of the table\n"
         "  --device N        CUDA device ordinal (default 0)\n"
         "  -h, --help        this text\n"
         "\n"
         "Columns: us, the median of event-timed single calls; b2b us, the mean of calls enqueued\n"
-        "back to back; GB/s and %ceil from the median; CUB us and CUB/cr, CUB's median over\n"
-        "cureduce's. Inputs are random and stay hot in L2 when they fit (60 MB on an H200).\n"
+        "back to back; GB/s and %ceil from the median, %b2b from the back-to-back mean (the launch\n"
+        "latency left out); CUB us and CUB/cr, CUB's median over cureduce's, for every operation\n"
+        "(Sum, a multiply Reduce for prod, Min, Max, ArgMin, ArgMax).\n"
         "The comparison ends with the host overhead: the CPU time to enqueue one cureduce_reduce\n"
         "against one bare cuLaunchKernel of the same kernel and grid.\n",
         out);
@@ -57,7 +66,8 @@ enum { max_list = 32 };
 typedef enum format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON } format;
 
 typedef struct options {
-  bool ladder;
+  bool ladder, random_data, flush_l2;
+  size_t offset;
   format format;
   int device, reps;
   int ops[max_list], op_count;
@@ -106,36 +116,76 @@ static int parse_options(int argc, char **argv, options *o) {
       {"sizes", required_argument, NULL, 's'}, {"reps", required_argument, NULL, 'r'},
       {"csv", no_argument, NULL, 'c'},         {"json", no_argument, NULL, 'j'},
       {"device", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
+      {"data", required_argument, NULL, 'D'},   {"l2", required_argument, NULL, 'L'},
+      {"offset", required_argument, NULL, 'O'}, {NULL, 0, NULL, 0}};
   *o = (options){.reps = 200, .op_count = 0, .type_count = 0, .size_count = 0};
   bool ok = true;
+  const char *why = "see --help";
   for (int c; ok && (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1;) {
+    char *end = NULL;
     switch (c) {
+    case 'D':
+      ok = strcmp(optarg, "exact") == 0 || strcmp(optarg, "random") == 0;
+      o->random_data = strcmp(optarg, "random") == 0;
+      why = "--data takes exact or random";
+      break;
+    case 'L':
+      ok = strcmp(optarg, "hot") == 0 || strcmp(optarg, "flushed") == 0;
+      o->flush_l2 = strcmp(optarg, "flushed") == 0;
+      why = "--l2 takes hot or flushed";
+      break;
+    case 'O':
+      o->offset = (size_t)strtoull(optarg, &end, 10);
+      ok = *end == '\0' && end != optarg && o->offset < 256;
+      why = "--offset takes a number of bytes below 256";
+      break;
     case 'l': o->ladder = true; break;
     case 'c': o->format = FORMAT_CSV; break;
     case 'j': o->format = FORMAT_JSON; break;
-    case 'o': ok = parse_list(optarg, parse_op_item, o->ops, &o->op_count); break;
-    case 't': ok = parse_list(optarg, parse_type_item, o->types, &o->type_count); break;
-    case 's': ok = parse_list(optarg, parse_size_item, o->sizes, &o->size_count); break;
+    case 'o':
+      ok = parse_list(optarg, parse_op_item, o->ops, &o->op_count);
+      why = "--ops takes a comma list of sum, prod, min, max, argmin, argmax";
+      break;
+    case 't':
+      ok = parse_list(optarg, parse_type_item, o->types, &o->type_count);
+      why = "--types takes a comma list of f16, bf16, f32, f64, i8, u8, i32, u32, i64, u64";
+      break;
+    case 's':
+      ok = parse_list(optarg, parse_size_item, o->sizes, &o->size_count);
+      why = "--sizes takes a comma list of element counts above 0, e.g. 2^20,1000003";
+      break;
     case 'a':
       for (o->type_count = 0; o->type_count < CUREDUCE_DTYPE_COUNT; o->type_count++)
         o->types[o->type_count] = o->type_count;
       break;
-    case 'r': o->reps = atoi(optarg); ok = o->reps >= 1; break;
+    case 'r':
+      o->reps = (int)strtol(optarg, &end, 10);
+      ok = *end == '\0' && end != optarg && o->reps >= 1;
+      why = "--reps takes a number of calls, at least 1";
+      break;
     case 'd': o->device = atoi(optarg); break;
     case 'h': usage(stdout); exit(0);
     default: ok = false;
     }
   }
-  ok = ok && !(o->ladder && o->format == FORMAT_JSON);
-  if (!ok || optind < argc) {
-    fprintf(stderr, "cureduce-bench: bad option or value, or --json with --ladder (--help lists them)\n");
+  if (ok && o->ladder && o->format == FORMAT_JSON)
+    ok = false, why = "--json does not go with --ladder (use --csv)";
+  if (ok && optind < argc)
+    ok = false, why = "arguments other than options";
+  if (!ok) {
+    fprintf(stderr, "cureduce-bench: %s (--help lists the options)\n", why);
     return 2;
   }
   if (!o->op_count)
     o->op_count = o->ladder ? 1 : 2, o->ops[0] = CUREDUCE_OP_SUM, o->ops[1] = CUREDUCE_OP_MAX;
   if (!o->type_count)
     o->type_count = 1, o->types[0] = CUREDUCE_F32;
+  for (int t = 0; t < o->type_count; t++)
+    if (o->offset % cureduce_dtype_size((cureduce_dtype)o->types[t]) != 0) {
+      fprintf(stderr, "cureduce-bench: --offset %zu is not a multiple of %s's %zu bytes\n", o->offset,
+              cureduce_dtype_name((cureduce_dtype)o->types[t]), cureduce_dtype_size((cureduce_dtype)o->types[t]));
+      return 2;
+    }
   if (!o->size_count) {
     if (o->ladder)
       o->size_count = 2, o->sizes[0] = (size_t)1 << 24, o->sizes[1] = (size_t)1 << 28;
@@ -155,6 +205,9 @@ typedef struct bench {
   CUevent start, stop;
   CUdeviceptr input, output, scratch, cub_temp;
   size_t input_bytes, scratch_bytes, cub_temp_bytes;
+  CUdeviceptr data;   /* where the reductions start: input + the --offset */
+  CUdeviceptr flush;  /* --l2 flushed: written before every timed single call */
+  size_t flush_bytes;
   double ceiling_gbps;
 } bench;
 
@@ -189,7 +242,7 @@ static void check_cuda(CUresult result, const char *what) {
 }
 
 static void enqueue(bench *b, const call *c) {
-  void *in = (void *)(uintptr_t)b->input, *out = (void *)(uintptr_t)b->output;
+  void *in = (void *)(uintptr_t)b->data, *out = (void *)(uintptr_t)b->output;
   cureduce_status status = CUREDUCE_STATUS_OK;
   switch (c->kind) {
   case CALL_LIBRARY: status = cureduce_reduce(b->context, c->op, c->input, in, c->n, c->output, out, b->stream); break;
@@ -222,12 +275,15 @@ static int compare_floats(const void *a, const void *b) {
 
 static double gbps(size_t bytes, double us) { return us > 0 ? (double)bytes / (us * 1e-6) / 1e9 : 0; }
 
-/* Median of `reps` event-timed single calls, in microseconds, after a warm-up. */
+/* Median of `reps` event-timed single calls, in microseconds, after a warm-up; with --l2 flushed,
+ * each call after writing a buffer twice the L2's size, outside the timed region. */
 static double time_median(bench *b, const call *c, int reps) {
   for (int i = 0; i < 10; i++)
     enqueue(b, c);
   float *times = malloc((size_t)reps * sizeof *times);
   for (int i = 0; i < reps; i++) {
+    if (b->flush)
+      check_cuda(b->cu->cuMemsetD32Async(b->flush, (unsigned)i, b->flush_bytes / 4, b->stream), "cuMemsetD32Async");
     check_cuda(b->cu->cuEventRecord(b->start, b->stream), "cuEventRecord");
     enqueue(b, c);
     check_cuda(b->cu->cuEventRecord(b->stop, b->stream), "cuEventRecord");
@@ -252,11 +308,16 @@ static double time_back_to_back(bench *b, const call *c, int reps) {
   return 1000.0 * ms / reps;
 }
 
-/* Random data of the type over the whole buffer: a 64 MiB random block, repeated. */
-static void fill_input(bench *b, cureduce_dtype type) {
+/* Random data of the type over the whole buffer: a 64 MiB random block, repeated. --data exact:
+ * the grid whose float sums are exact (extremes tie often); random: full-mantissa floats (no NaN)
+ * and random integers. */
+static void fill_input(bench *b, cureduce_dtype type, bool random_data) {
   size_t block = (size_t)64 << 20, element = cureduce_dtype_size(type);
   void *host = malloc(block);
-  cureduce_ref_fill(CUREDUCE_OP_SUM, type, host, block / element);
+  if (random_data && type <= CUREDUCE_F64)
+    cureduce_ref_fill_rounding(type, host, block / element);
+  else
+    cureduce_ref_fill(random_data ? CUREDUCE_OP_MIN : CUREDUCE_OP_SUM, type, host, block / element);
   for (size_t offset = 0; offset < b->input_bytes; offset += block)
     check_cuda(b->cu->cuMemcpyHtoD(b->input + offset, host, offset + block <= b->input_bytes ? block : b->input_bytes - offset),
                "cuMemcpyHtoD");
@@ -275,14 +336,16 @@ static cureduce_value run_once(bench *b, const call *c) {
 
 /* Checks one configuration before timing it: against the host reference up to 2^24 elements
  * (the block pattern repeats, so the host reads the data back), else against CUB's result, which
- * on the benchmark's exactly summable data must be the same bits. Returns what it compared with. */
-static const char *verify(bench *b, const call *c, bool have_cub) {
+ * must be the same bits where the result does not depend on the order of the operations: integers,
+ * extremes and their indices, and float sums of the exact data. Returns what it compared with;
+ * "-" for a float sum or product of random data past 2^24. */
+static const char *verify(bench *b, const call *c, bool have_cub, bool random_data) {
   cureduce_value got = run_once(b, c);
   char why[256];
   if (c->n <= (size_t)1 << 24) {
     size_t bytes = c->n * cureduce_dtype_size(c->input);
     void *host = malloc(bytes ? bytes : 1);
-    check_cuda(b->cu->cuMemcpyDtoH(host, b->input, bytes), "cuMemcpyDtoH");
+    check_cuda(b->cu->cuMemcpyDtoH(host, b->data, bytes), "cuMemcpyDtoH");
     cureduce_ref_result expected = cureduce_ref_expected(c->op, c->input, c->output, host, c->n);
     free(host);
     if (!cureduce_ref_matches(c->op, c->output, &got, &expected, why, sizeof why)) {
@@ -291,13 +354,16 @@ static const char *verify(bench *b, const call *c, bool have_cub) {
     }
     return "host";
   }
-  if (!have_cub)
+  bool order_matters = c->input <= CUREDUCE_F64 && (c->op == CUREDUCE_OP_PROD || (c->op == CUREDUCE_OP_SUM && random_data));
+  if (!have_cub || order_matters)
     return "-";
   call cub = *c;
   cub.kind = CALL_CUB;
   cureduce_value want = run_once(b, &cub);
-  if (memcmp(&got.value, &want.value, cureduce_dtype_size(c->output)) != 0) {
-    fprintf(stderr, "cureduce-bench: result for n = %zu differs from CUB's\n", c->n);
+  if (memcmp(&got.value, &want.value, cureduce_dtype_size(c->output)) != 0 ||
+      (cureduce_op_is_arg(c->op) && got.index != want.index)) {
+    fprintf(stderr, "cureduce-bench: result for n = %zu differs from CUB's (index %lld, CUB's %lld)\n", c->n,
+            (long long)got.index, (long long)want.index);
     exit(1);
   }
   return "CUB";
@@ -337,6 +403,13 @@ static void device_clocks(const bench *b, int *sm_mhz, int *memory_mhz) {
   *memory_mhz = memory_khz / 1000;
 }
 
+static const char *l2_text(const options *o) {
+  return o->flush_l2 ? "flushed before every single call (b2b calls are not)" : "hot when the input fits";
+}
+static const char *data_text(const options *o) {
+  return o->random_data ? "random (full-mantissa floats, mostly distinct)" : "exact (a coarse grid: exact float sums, many ties)";
+}
+
 static void print_header(const options *o, const bench *b) {
   char version[32] = "n/a";
 #ifdef CUREDUCE_HAVE_CUB
@@ -351,17 +424,19 @@ static void print_header(const options *o, const bench *b) {
   if (o->format == FORMAT_JSON) {
     printf("{\"gpu\": \"%s\", \"arch\": %d, \"sms\": %d, \"driver\": \"%d.%d\", \"nvrtc\": \"%d.%d\", "
            "\"cub\": \"%s\", \"cureduce\": \"%s\", \"max_sm_mhz\": %d, \"max_memory_mhz\": %d, "
-           "\"read_ceiling_gbps\": %.1f, \"reps\": %d, \"l2\": \"hot when the input fits\",\n \"rows\": [",
+           "\"read_ceiling_gbps\": %.1f, \"reps\": %d, \"l2\": \"%s\", \"data\": \"%s\", \"offset_bytes\": %zu,\n"
+           " \"rows\": [",
            d->name, d->arch, d->sm_count, driver / 1000, driver % 1000 / 10, nvrtc / 1000, nvrtc % 1000 / 10, version,
-           cureduce_version_string(), sm_mhz, memory_mhz, b->ceiling_gbps, o->reps);
+           cureduce_version_string(), sm_mhz, memory_mhz, b->ceiling_gbps, o->reps, l2_text(o), data_text(o), o->offset);
     return;
   }
   printf("# %s, sm_%d, %d SMs, clocks up to %d MHz (SM) and %d MHz (memory); CUDA driver %d.%d, NVRTC %d.%d, "
          "CUB %s; cureduce %s\n",
          d->name, d->arch, d->sm_count, sm_mhz, memory_mhz, driver / 1000, driver % 1000 / 10, nvrtc / 1000,
          nvrtc % 1000 / 10, version, cureduce_version_string());
-  printf("# read ceiling (16-byte loads, %.2f GB buffer): %.0f GB/s; median of %d; L2 hot when the input fits\n",
-         (double)b->input_bytes / 1e9, b->ceiling_gbps, o->reps);
+  printf("# read ceiling (16-byte loads, %.2f GB buffer): %.0f GB/s; median of %d; L2 %s; data %s; input %zu bytes "
+         "past a 256-byte boundary\n",
+         (double)b->input_bytes / 1e9, b->ceiling_gbps, o->reps, l2_text(o), data_text(o), o->offset);
 }
 
 static int compare_floats_double(const void *a, const void *b) {
@@ -379,16 +454,17 @@ typedef struct row {
 static void print_row(const options *o, const bench *b, const row *r, bool first) {
   size_t bytes = r->c->n * cureduce_dtype_size(r->c->input);
   double rate = gbps(bytes, r->us), ceiling = 100 * rate / b->ceiling_gbps;
+  double b2b_ceiling = 100 * gbps(bytes, r->b2b_us) / b->ceiling_gbps;
   double ratio = r->cub_us > 0 ? r->cub_us / r->us : NAN;
   const char *op = cureduce_op_name(r->c->op), *type = cureduce_dtype_name(r->c->input);
   switch (o->format) {
   case FORMAT_TABLE:
-    printf("%-6s %-5s %12zu %9.2f %9.2f %8.1f %6.1f %9.2f %8.3f %6s\n", op, type, r->c->n, r->us, r->b2b_us, rate,
-           ceiling, r->cub_us, ratio, r->checked);
+    printf("%-6s %-5s %12zu %9.2f %9.2f %8.1f %6.1f %6.1f %9.2f %8.3f %6s\n", op, type, r->c->n, r->us, r->b2b_us,
+           rate, ceiling, b2b_ceiling, r->cub_us, ratio, r->checked);
     break;
   case FORMAT_CSV:
-    printf("%s,%s,%zu,%.2f,%.2f,%.1f,%.1f,%.2f,%.3f,%s\n", op, type, r->c->n, r->us, r->b2b_us, rate, ceiling, r->cub_us,
-           ratio, r->checked);
+    printf("%s,%s,%zu,%.2f,%.2f,%.1f,%.1f,%.1f,%.2f,%.3f,%s\n", op, type, r->c->n, r->us, r->b2b_us, rate, ceiling,
+           b2b_ceiling, r->cub_us, ratio, r->checked);
     break;
   case FORMAT_JSON: {
     char cub[32] = "null", cub_ratio[32] = "null";
@@ -397,8 +473,9 @@ static void print_row(const options *o, const bench *b, const row *r, bool first
       snprintf(cub_ratio, sizeof cub_ratio, "%.3f", ratio);
     }
     printf("%s\n  {\"op\": \"%s\", \"type\": \"%s\", \"n\": %zu, \"us\": %.2f, \"b2b_us\": %.2f, \"gbps\": %.1f, "
-           "\"pct_ceiling\": %.1f, \"cub_us\": %s, \"cub_over_cureduce\": %s, \"checked\": \"%s\"}",
-           first ? "" : ",", op, type, r->c->n, r->us, r->b2b_us, rate, ceiling, cub, cub_ratio, r->checked);
+           "\"pct_ceiling\": %.1f, \"pct_ceiling_b2b\": %.1f, \"cub_us\": %s, \"cub_over_cureduce\": %s, "
+           "\"checked\": \"%s\"}",
+           first ? "" : ",", op, type, r->c->n, r->us, r->b2b_us, rate, ceiling, b2b_ceiling, cub, cub_ratio, r->checked);
     break;
   }
   }
@@ -407,30 +484,31 @@ static void print_row(const options *o, const bench *b, const row *r, bool first
 
 static void print_comparison_header(const options *o) {
   if (o->format == FORMAT_CSV)
-    printf("op,type,n,us,b2b_us,gbps,pct_ceiling,cub_us,cub_over_cureduce,checked\n");
+    printf("op,type,n,us,b2b_us,gbps,pct_ceiling,pct_ceiling_b2b,cub_us,cub_over_cureduce,checked\n");
   else if (o->format == FORMAT_TABLE)
-    printf("%-6s %-5s %12s %9s %9s %8s %6s %9s %8s %6s\n", "op", "type", "n", "us", "b2b us", "GB/s", "%ceil",
-           "CUB us", "CUB/cr", "check");
+    printf("%-6s %-5s %12s %9s %9s %8s %6s %6s %9s %8s %6s\n", "op", "type", "n", "us", "b2b us", "GB/s", "%ceil",
+           "%b2b", "CUB us", "CUB/cr", "check");
 }
 
 /* Times every (type, op, size) of the run against CUB; returns the CUB/cureduce ratios. */
 static int compare_all(const options *o, bench *b, bool have_cub, double *ratios) {
   int ratio_count = 0, rows = 0;
   for (int t = 0; t < o->type_count; t++) {
-    fill_input(b, (cureduce_dtype)o->types[t]);
+    fill_input(b, (cureduce_dtype)o->types[t], o->random_data);
     for (int p = 0; p < o->op_count; p++)
       for (int s = 0; s < o->size_count; s++) {
         cureduce_op op = (cureduce_op)o->ops[p];
         cureduce_dtype type = (cureduce_dtype)o->types[t], output;
         cureduce_accumulator_type(op, type, &output);
         call c = {.kind = CALL_LIBRARY, .op = op, .input = type, .output = output, .n = o->sizes[s]};
-        if (c.n * cureduce_dtype_size(type) > b->input_bytes)
+        if (c.n * cureduce_dtype_size(type) + o->offset > b->input_bytes)
           continue;
-        bool cub_covers = have_cub && op != CUREDUCE_OP_PROD && !cureduce_op_is_arg(op);
-        row r = {&c, 0, 0, 0, verify(b, &c, cub_covers)};
+        if (o->random_data && op == CUREDUCE_OP_PROD && type <= CUREDUCE_F64)
+          continue; /* products of random floats overflow: nothing to time */
+        row r = {&c, 0, 0, 0, verify(b, &c, have_cub, o->random_data)};
         r.us = time_median(b, &c, o->reps);
         r.b2b_us = time_back_to_back(b, &c, o->reps);
-        if (cub_covers) {
+        if (have_cub) {
           call cub = c;
           cub.kind = CALL_CUB;
           r.cub_us = time_median(b, &cub, o->reps);
@@ -549,7 +627,7 @@ static int run_ladder(const options *o, bench *b, bool have_cub) {
   cureduce_op op = (cureduce_op)o->ops[0];
   cureduce_dtype type = (cureduce_dtype)o->types[0], output;
   cureduce_accumulator_type(op, type, &output);
-  fill_input(b, type);
+  fill_input(b, type, false);
   if (o->format == FORMAT_CSV)
     printf("rung,strategy,what,n,us,gbps,pct_ceiling,speedup_previous,speedup_rung0\n");
   for (int s = 0; s < o->size_count; s++) {
@@ -565,7 +643,7 @@ static int run_ladder(const options *o, bench *b, bool have_cub) {
       call c = {.kind = CALL_SPEC, .op = op, .input = type, .output = output, .n = n,
                 .spec = cureduce_spec_for_strategy((cureduce_strategy)strategy, op, type, output,
                                                     b->context->info.max_threads_per_sm)};
-      verify(b, &c, have_cub);
+      verify(b, &c, have_cub, false);
       double us = time_median(b, &c, o->reps);
       char rung[8];
       snprintf(rung, sizeof rung, "%d", strategy - CUREDUCE_STRATEGY_RUNG0);
@@ -578,7 +656,7 @@ static int run_ladder(const options *o, bench *b, bool have_cub) {
     call single = {.kind = CALL_SPEC, .op = op, .input = type, .output = output, .n = n,
                    .spec = cureduce_spec_for_strategy(CUREDUCE_STRATEGY_SINGLE_PASS, op, type, output,
                                                        b->context->info.max_threads_per_sm)};
-    verify(b, &single, have_cub);
+    verify(b, &single, have_cub, false);
     double us = time_median(b, &single, o->reps);
     print_ladder_row(o, b, "11+", "single_pass", "rung 11 with the single-pass finish", n, bytes, us, previous, rung0);
     previous = us;
@@ -609,8 +687,16 @@ static void allocate(const options *o, bench *b, bool have_cub) {
         scratch = need > scratch ? need : scratch;
       }
     }
-  b->input_bytes = (largest + 15) & ~(size_t)15;
+  b->input_bytes = (largest + o->offset + 15) & ~(size_t)15;
   check_cuda(b->cu->cuMemAlloc(&b->input, b->input_bytes), "cuMemAlloc (input)");
+  b->data = b->input + o->offset;
+  if (o->flush_l2) {
+    int l2 = 0;
+    check_cuda(b->cu->cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, b->context->device),
+               "cuDeviceGetAttribute");
+    b->flush_bytes = 2 * (size_t)l2;
+    check_cuda(b->cu->cuMemAlloc(&b->flush, b->flush_bytes), "cuMemAlloc (L2 flush)");
+  }
   check_cuda(b->cu->cuMemAlloc(&b->output, 16), "cuMemAlloc (output)");
   if (scratch)
     check_cuda(b->cu->cuMemAlloc(&b->scratch, scratch), "cuMemAlloc (ladder scratch)");
@@ -656,7 +742,7 @@ int main(int argc, char **argv) {
 #endif
   cureduce_ref_seed();
   allocate(&o, &b, have_cub);
-  fill_input(&b, CUREDUCE_U32);
+  fill_input(&b, CUREDUCE_U32, true);
   b.ceiling_gbps = measure_ceiling(&b, 50);
   print_header(&o, &b);
   int code = o.ladder ? run_ladder(&o, &b, have_cub) : run_comparison(&o, &b, have_cub);
