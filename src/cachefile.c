@@ -73,6 +73,14 @@ bool cureduce_read_file(const char *path, size_t max_size, void **data, size_t *
   return read_open_file(fd, &info, max_size, data, size);
 }
 
+const char *cureduce_folder_failure(const char *path) {
+  int saved = errno;
+  struct stat info;
+  bool exists = stat(path, &info) == 0 && S_ISDIR(info.st_mode);
+  errno = saved;
+  return exists ? "cannot be written" : "cannot be created";
+}
+
 static bool passes_trust_rule(const struct stat *info) {
   return (info->st_uid == geteuid() || info->st_uid == 0) && (info->st_mode & (S_IWGRP | S_IWOTH)) == 0;
 }

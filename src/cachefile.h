@@ -19,6 +19,10 @@ bool cureduce_make_directories(const char *path);
  * large. The caller frees *data. */
 bool cureduce_read_file(const char *path, size_t max_size, void **data, size_t *size);
 
+/* Why cureduce_make_directories(path) failed, as words: "cannot be written" when the folder
+ * exists (its permissions), else "cannot be created". */
+const char *cureduce_folder_failure(const char *path);
+
 /* The trust rule for a folder (symbolic links followed: what counts is the folder reached). false
  * when it fails, with a sentence naming the folder, its owner and its mode in `why`, or when it
  * cannot be examined (errno set, `why` says so). */

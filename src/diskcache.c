@@ -98,8 +98,8 @@ void cureduce_diskcache_open(cureduce_diskcache *cache, const char *root, const 
   char kernels[4200], why[4600];
   snprintf(kernels, sizeof kernels, "%s/kernels", root);
   if (strlen(root) >= sizeof cache->root || !cureduce_make_directories(kernels)) {
-    cureduce_log(logger, CUREDUCE_LOG_WARN, "kernel cache %s cannot be created (%s): compiled kernels stay in memory",
-                 root, strerror(errno));
+    cureduce_log(logger, CUREDUCE_LOG_WARN, "kernel cache %s %s (%s): compiled kernels stay in memory", root,
+                 cureduce_folder_failure(root), strerror(errno));
     return;
   }
   if (!cureduce_folder_is_trusted(root, why, sizeof why) || !cureduce_folder_is_trusted(kernels, why, sizeof why)) {

@@ -1,19 +1,26 @@
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "log.h"
 
 static const char *const level_names[] = {"off", "error", "warn", "info", "debug"};
 
 cureduce_log_level cureduce_log_level_from_env(cureduce_log_level fallback) {
+  static atomic_bool warned;
   const char *value = getenv("CUREDUCE_LOG");
   if (!value)
     return fallback;
   for (int level = CUREDUCE_LOG_OFF; level <= CUREDUCE_LOG_DEBUG; level++)
-    if (strcmp(value, level_names[level]) == 0)
+    if (strcasecmp(value, level_names[level]) == 0)
       return (cureduce_log_level)level;
+  if (!atomic_exchange(&warned, true)) /* once a process: every context reads it */
+    fprintf(stderr, "cureduce warn: CUREDUCE_LOG=%s is not off, error, warn, info or debug; using %s\n", value,
+            level_names[fallback]);
   return fallback;
 }
 

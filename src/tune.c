@@ -195,7 +195,10 @@ cureduce_status cureduce_tune_compile(const cureduce_tune_job *jobs, size_t job_
   }
   for (int i = 0; i < started; i++)
     pthread_join(workers[i], NULL);
-  report(progress, work.count, work.count, "compiled");
+  char what[64] = "compiled";
+  if (atomic_load(&work.failed))
+    snprintf(what, sizeof what, "compiled, %d failed", atomic_load(&work.failed));
+  report(progress, work.count, work.count, what);
   free(work.specs);
   pthread_mutex_destroy(&work.lock);
   if (atomic_load(&work.failed))

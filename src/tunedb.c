@@ -245,8 +245,8 @@ cureduce_status cureduce_tunedb_merge(const char *path, const char *gpu_key, con
                                       const cureduce_logger *logger) {
   char folder[4096], why[4600];
   folder_of(path, folder, sizeof folder);
-  CUREDUCE_RETURN_ERROR_IF(!cureduce_make_directories(folder), CACHE_IO, "cannot create %s: %s", folder,
-                           strerror(errno));
+  CUREDUCE_RETURN_ERROR_IF(!cureduce_make_directories(folder), CACHE_IO, "tuning folder %s %s: %s", folder,
+                           cureduce_folder_failure(folder), strerror(errno));
   CUREDUCE_RETURN_ERROR_IF(!cureduce_folder_is_trusted(folder, why, sizeof why), CACHE_IO,
                            "tuning database folder %s", why);
   int lock = lock_database(path);

@@ -174,9 +174,16 @@ START_TEST(test_log_level_from_environment) {
   setenv("CUREDUCE_LOG", "debug", 1);
   cureduce_default_settings(&settings);
   ck_assert_int_eq(settings.log_level, CUREDUCE_LOG_DEBUG);
-  setenv("CUREDUCE_LOG", "nonsense", 1);
+  setenv("CUREDUCE_LOG", "DEBUG", 1); /* any case */
+  cureduce_default_settings(&settings);
+  ck_assert_int_eq(settings.log_level, CUREDUCE_LOG_DEBUG);
+  setenv("CUREDUCE_LOG", "Info", 1);
+  cureduce_default_settings(&settings);
+  ck_assert_int_eq(settings.log_level, CUREDUCE_LOG_INFO);
+  setenv("CUREDUCE_LOG", "nonsense", 1); /* warned about once, on stderr */
   cureduce_default_settings(&settings);
   ck_assert_int_eq(settings.log_level, CUREDUCE_LOG_WARN);
+  cureduce_default_settings(&settings);
   unsetenv("CUREDUCE_LOG");
 }
 END_TEST

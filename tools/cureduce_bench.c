@@ -20,6 +20,7 @@
 #include "plan.h"
 #include "reference.h"
 #include "templates.h"
+#include "tool_options.h"
 #include "workspace.h"
 #ifdef CUREDUCE_HAVE_CUB
 #include "cub_baseline.h"
@@ -76,38 +77,16 @@ typedef struct options {
   int size_count;
 } options;
 
-/* "2^20" or "1048576". */
-static bool parse_size(const char *text, size_t *size) {
-  char *end;
-  if (text[0] == '2' && text[1] == '^') {
-    unsigned long exponent = strtoul(text + 2, &end, 10);
-    if (*end || exponent > 40)
-      return false;
-    *size = (size_t)1 << exponent;
-    return true;
-  }
-  unsigned long long value = strtoull(text, &end, 10);
-  *size = (size_t)value;
-  return *end == '\0' && end != text && value > 0;
-}
-
-/* Splits a comma list, each item through `parse`; false on any bad item. */
-static bool parse_list(const char *text, bool (*parse)(const char *, void *, int), void *into, int *count) {
+/* A comma list of sizes. */
+static bool parse_sizes(const char *text, size_t *sizes, int *count) {
   char copy[1024];
   snprintf(copy, sizeof copy, "%s", text);
   *count = 0;
   for (char *item = strtok(copy, ","); item; item = strtok(NULL, ","))
-    if (*count >= max_list || !parse(item, into, (*count)++))
+    if (*count >= max_list || !cureduce_tool_parse_size(item, &sizes[(*count)++]))
       return false;
   return *count > 0;
 }
-static bool parse_op_item(const char *item, void *into, int i) {
-  return (((int *)into)[i] = cureduce_op_from_name(item)) >= 0;
-}
-static bool parse_type_item(const char *item, void *into, int i) {
-  return (((int *)into)[i] = cureduce_dtype_from_name(item)) >= 0;
-}
-static bool parse_size_item(const char *item, void *into, int i) { return parse_size(item, &((size_t *)into)[i]); }
 
 static int parse_options(int argc, char **argv, options *o) {
   static const struct option long_options[] = {
@@ -143,15 +122,15 @@ static int parse_options(int argc, char **argv, options *o) {
     case 'c': o->format = FORMAT_CSV; break;
     case 'j': o->format = FORMAT_JSON; break;
     case 'o':
-      ok = parse_list(optarg, parse_op_item, o->ops, &o->op_count);
+      ok = cureduce_tool_parse_names(optarg, cureduce_op_from_name, o->ops, max_list, &o->op_count);
       why = "--ops takes a comma list of sum, prod, min, max, argmin, argmax";
       break;
     case 't':
-      ok = parse_list(optarg, parse_type_item, o->types, &o->type_count);
+      ok = cureduce_tool_parse_names(optarg, cureduce_dtype_from_name, o->types, max_list, &o->type_count);
       why = "--types takes a comma list of f16, bf16, f32, f64, i8, u8, i32, u32, i64, u64";
       break;
     case 's':
-      ok = parse_list(optarg, parse_size_item, o->sizes, &o->size_count);
+      ok = parse_sizes(optarg, o->sizes, &o->size_count);
       why = "--sizes takes a comma list of element counts above 0, e.g. 2^20,1000003";
       break;
     case 'a':

@@ -17,6 +17,8 @@
 #include "dtype.h"
 #include "emit_source.h"
 #include "reference.h"
+#include "templates.h"
+#include "tool_options.h"
 
 static void usage(FILE *out) {
   fputs("usage: cureduce-check [options]\n"
@@ -27,7 +29,7 @@ static void usage(FILE *out) {
         "\n"
         "  -n, --count N          elements per reduction (default 1000003)\n"
         "  -d, --device N         CUDA device ordinal (default 0)\n"
-        "  -a, --arch XY          architecture to compile for when there is no GPU (default 90)\n"
+        "  -a, --arch sm_XY       architecture to compile for when there is no GPU (default sm_90; 90 too)\n"
         "  -e, --emit-source SPEC print the CUDA source of one kernel spec and exit, e.g.\n"
         "                         sum:f32->f32/single_pass/b256/u4/v16/g8\n"
         "  -h, --help             this text\n"
@@ -57,7 +59,12 @@ static int parse_options(int argc, char **argv, options *o) {
     switch (c) {
     case 'n': o->count = strtoull(optarg, &end, 10); break;
     case 'd': o->device = (int)strtol(optarg, &end, 10); break;
-    case 'a': o->arch = (int)strtol(optarg, &end, 10); break;
+    case 'a':
+      if (!cureduce_tool_parse_arch(optarg, &o->arch)) {
+        fprintf(stderr, "cureduce-check: --arch takes an architecture such as sm_90 or 90, sm_50 or newer\n");
+        return 2;
+      }
+      break;
     case 'e': o->emit_source = optarg; break;
     case 'h': usage(stdout); exit(0);
     default: usage(stderr); return 2;
@@ -100,9 +107,14 @@ static void plan_text(cureduce_context *context, cureduce_op op, cureduce_dtype 
 static int compile_only(const options *o) {
   printf("No GPU here: %s\nGenerating and compiling every kernel for sm_%d instead; nothing runs.\n\n",
          cureduce_last_error_detail(), o->arch);
-  static const cureduce_logger quiet = {CUREDUCE_LOG_WARN, NULL, NULL};
+  const cureduce_logger logger = {cureduce_log_level_from_env(CUREDUCE_LOG_WARN), NULL, NULL}; /* CUREDUCE_LOG */
+  const cureduce_template_set *templates;
+  if (cureduce_templates_get(&templates) != CUREDUCE_STATUS_OK) { /* once, not once a kernel */
+    printf("no kernel templates: %s\n", cureduce_last_error_detail());
+    return 1;
+  }
   cureduce_diskcache memory_only;
-  cureduce_diskcache_open(&memory_only, NULL, &quiet);
+  cureduce_diskcache_open(&memory_only, NULL, &logger);
   printf("%-7s %-11s %-44s %s\n", "op", "types", "kernel", "compiled");
   int failures = 0;
   for (int op = 0; op < CUREDUCE_OP_COUNT; op++)
@@ -113,7 +125,7 @@ static int compile_only(const options *o) {
       cureduce_spec_format(&spec, text);
       snprintf(types, sizeof types, "%s->%s", cureduce_dtype_name((cureduce_dtype)input), cureduce_dtype_name(spec.output));
       cureduce_binary binary;
-      cureduce_status status = cureduce_build_kernel(&spec, o->arch, &memory_only, &quiet, &binary);
+      cureduce_status status = cureduce_build_kernel(&spec, o->arch, &memory_only, &logger, &binary);
       if (status == CUREDUCE_STATUS_OK) {
         printf("%-7s %-11s %-44s %zu-byte %s\n", cureduce_op_name((cureduce_op)op), types, text, binary.size,
                binary.is_cubin ? "CUBIN" : "PTX");

@@ -15,6 +15,7 @@
 #include "cachefile.h"
 #include "dtype.h"
 #include "emit_source.h"
+#include "tool_options.h"
 #include "tune.h"
 
 static void usage(FILE *out) {
@@ -41,6 +42,9 @@ static void usage(FILE *out) {
         "  --emit-source SPEC  print the CUDA source of one kernel spec, and exit\n"
         "  -h, --help          this text\n"
         "\n"
+        "--list, --clear, --export and --import need the GPU too: its database is named by the GPU's\n"
+        "name, architecture, memory and driver.\n"
+        "\n"
         "Exit status: 0 done, 1 failed, 2 bad options, 77 no GPU (without --offline).\n",
         out);
 }
@@ -55,27 +59,6 @@ typedef struct options {
   const char *emit_source, *export_file, *import_file;
 } options;
 
-static bool parse_size(const char *text, size_t *size) {
-  char *end;
-  if (text[0] == '2' && text[1] == '^') {
-    unsigned long exponent = strtoul(text + 2, &end, 10);
-    *size = exponent < 48 ? (size_t)1 << exponent : 0;
-    return !*end && *size;
-  }
-  *size = (size_t)strtoull(text, &end, 10);
-  return !*end && end != text && *size;
-}
-
-static bool parse_names(const char *text, int (*lookup)(const char *), int *into, int *count) {
-  char copy[512];
-  snprintf(copy, sizeof copy, "%s", text);
-  *count = 0;
-  for (char *item = strtok(copy, ","); item; item = strtok(NULL, ","))
-    if (*count >= max_items || (into[(*count)++] = lookup(item)) < 0)
-      return false;
-  return *count > 0;
-}
-
 static int parse_options(int argc, char **argv, options *o) {
   enum { OPS = 256, TYPES, MIN, MAX, QUICK, JSON, LIST, CLEAR, EXPORT, IMPORT, DEVICE, OFFLINE, ARCH, EMIT };
   static const struct option long_options[] = {
@@ -89,29 +72,52 @@ static int parse_options(int argc, char **argv, options *o) {
       {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
   *o = (options){.min_n = (size_t)1 << 8, .max_n = (size_t)1 << 30};
   bool ok = true;
+  const char *why = "see --help";
   for (int c; ok && (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1;) {
+    char *end = NULL;
     switch (c) {
-    case OPS: ok = parse_names(optarg, cureduce_op_from_name, o->ops, &o->op_count); break;
-    case TYPES: ok = parse_names(optarg, cureduce_dtype_from_name, o->types, &o->type_count); break;
-    case MIN: ok = parse_size(optarg, &o->min_n); break;
-    case MAX: ok = parse_size(optarg, &o->max_n); break;
+    case OPS:
+      ok = cureduce_tool_parse_names(optarg, cureduce_op_from_name, o->ops, max_items, &o->op_count);
+      why = "--ops takes a comma list of sum, prod, min, max, argmin, argmax";
+      break;
+    case TYPES:
+      ok = cureduce_tool_parse_names(optarg, cureduce_dtype_from_name, o->types, max_items, &o->type_count);
+      why = "--types takes a comma list of f16, bf16, f32, f64, i8, u8, i32, u32, i64, u64";
+      break;
+    case MIN:
+    case MAX:
+      ok = cureduce_tool_parse_size(optarg, c == MIN ? &o->min_n : &o->max_n);
+      why = c == MIN ? "--min takes a size above 0, e.g. 2^8 or 256" : "--max takes a size above 0, e.g. 2^30";
+      break;
     case QUICK: o->quick = true; break;
     case JSON: o->json = true; break;
     case LIST: o->list = true; break;
     case CLEAR: o->clear = true; break;
     case EXPORT: o->export_file = optarg; break;
     case IMPORT: o->import_file = optarg; break;
-    case DEVICE: o->device = atoi(optarg); break;
+    case DEVICE:
+      o->device = (int)strtol(optarg, &end, 10);
+      ok = end != optarg && *end == '\0' && o->device >= 0;
+      why = "--device takes a device ordinal, 0 or more";
+      break;
     case OFFLINE: o->offline = true; break;
-    case ARCH: o->arch = atoi(optarg + (strncmp(optarg, "sm_", 3) == 0 ? 3 : 0)); ok = o->arch >= 50; break;
+    case ARCH:
+      ok = cureduce_tool_parse_arch(optarg, &o->arch);
+      why = "--arch takes an architecture such as sm_90 or 90, sm_50 or newer";
+      break;
     case EMIT: o->emit_source = optarg; break;
     case 'h': usage(stdout); exit(0);
     default: ok = false;
     }
   }
-  ok = ok && optind == argc && o->min_n <= o->max_n && (!o->offline || o->arch);
+  if (ok && optind != argc)
+    ok = false, why = "arguments other than options";
+  if (ok && o->min_n > o->max_n)
+    ok = false, why = "--min is above --max";
+  if (ok && o->offline && !o->arch)
+    ok = false, why = "--offline needs --arch sm_XY: there is no GPU to ask";
   if (!ok) {
-    fprintf(stderr, "cureduce-tune: bad option or value (--offline needs --arch sm_XY; --help lists them)\n");
+    fprintf(stderr, "cureduce-tune: %s (--help lists the options)\n", why);
     return 2;
   }
   if (!o->op_count)
@@ -156,7 +162,7 @@ typedef struct tune_clock {
 static void show_progress(void *user, size_t done, size_t total, const char *what) {
   static size_t last_tenth = (size_t)-1;
   tune_clock *clock = user;
-  if (clock && done == total && strcmp(what, "compiled") == 0)
+  if (clock && done == total && strncmp(what, "compiled", 8) == 0)
     clock->compiled_s = seconds_since(&clock->start);
   if (isatty(STDERR_FILENO)) {
     int filled = total ? (int)(30 * done / total) : 30;
@@ -259,7 +265,7 @@ static int maintain(const options *o, cureduce_context *context) {
     void *data;
     size_t size;
     if (!cureduce_read_file(o->import_file, 64 << 20, &data, &size)) {
-      fprintf(stderr, "cureduce-tune: cannot read %s\n", o->import_file);
+      fprintf(stderr, "cureduce-tune: cannot read %s: %s\n", o->import_file, errno ? strerror(errno) : "too large");
       return 1;
     }
     cureduce_tunedb_verdict verdict = cureduce_tunedb_decode(context->gpu_key, data, size, &imported);
@@ -290,20 +296,27 @@ int main(int argc, char **argv) {
   size_t job_count = make_jobs(&o, jobs);
   if (o.offline)
     return run_offline(&o, jobs, job_count);
+  if (o.import_file && access(o.import_file, R_OK) != 0) { /* said before the GPU is looked for */
+    fprintf(stderr, "cureduce-tune: cannot read %s: %s\n", o.import_file, strerror(errno));
+    return 1;
+  }
+  bool maintenance = o.list || o.clear || o.export_file || o.import_file;
   cureduce_settings settings;
   cureduce_default_settings(&settings);
   settings.device = o.device;
   cureduce_context *context;
   cureduce_status status = cureduce_context_create(&context, &settings);
   if (status != CUREDUCE_STATUS_OK) {
+    bool no_gpu = status == CUREDUCE_STATUS_NO_DRIVER || status == CUREDUCE_STATUS_NO_DEVICE;
     fprintf(stderr, "cureduce-tune: %s%s\n", cureduce_last_error_detail(),
-            status == CUREDUCE_STATUS_NO_DRIVER || status == CUREDUCE_STATUS_NO_DEVICE
-                ? "\n(no GPU: --offline --arch sm_XY compiles the kernels without one)"
-                : "");
+            !no_gpu       ? ""
+            : maintenance ? "\n(no GPU: the tuning database is named by the GPU, so --list, --clear, --export and "
+                            "--import need one)"
+                          : "\n(no GPU: --offline --arch sm_XY compiles the kernels without one)");
     return status == CUREDUCE_STATUS_NO_DRIVER || status == CUREDUCE_STATUS_NO_DEVICE ? 77 : 1;
   }
   int code;
-  if (o.list || o.clear || o.export_file || o.import_file) {
+  if (maintenance) {
     code = maintain(&o, context);
   } else {
     tune_clock clock = {.compiled_s = 0};

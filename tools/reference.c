@@ -305,6 +305,13 @@ static double product_tolerance(cureduce_dtype accumulator, size_t n, long doubl
   return (double)(fabsl(product) * relative) + (accumulator == CUREDUCE_F64 ? DBL_MIN : FLT_MIN);
 }
 
+/* Whether x is a multiple of SUM_STEP: x / SUM_STEP is exact (a power of two), and an integer
+ * when it survives a round trip through int64 (anything on the grid is far below 2^62). */
+static bool is_on_grid(long double x) {
+  long double steps = x / SUM_STEP;
+  return fabsl(steps) < 0x1p62L && (long double)(long long)steps == steps;
+}
+
 static cureduce_ref_result float_reference(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
                                         const void *data, size_t n) {
   cureduce_dtype accumulator;
@@ -318,8 +325,8 @@ static cureduce_ref_result float_reference(cureduce_op op, cureduce_dtype input,
     } else {
       total += x;
       sum_abs += fabsl(x);
-      max_abs = fmaxl(max_abs, fabsl(x));
-      on_grid = on_grid && x / SUM_STEP == nearbyintl(x / SUM_STEP);
+      max_abs = fabsl(x) > max_abs ? fabsl(x) : max_abs;
+      on_grid = on_grid && is_on_grid(x);
     }
   }
   cureduce_ref_result expected = {.value = {.index = -1}};

@@ -1,0 +1,39 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool_options.h"
+
+bool cureduce_tool_parse_arch(const char *text, int *arch) {
+  const char *digits = strncmp(text, "sm_", 3) == 0 ? text + 3 : text;
+  char *end;
+  long value = strtol(digits, &end, 10);
+  if (end == digits || *end || value < 50 || value > 1000)
+    return false;
+  *arch = (int)value;
+  return true;
+}
+
+bool cureduce_tool_parse_size(const char *text, size_t *size) {
+  char *end;
+  if (text[0] == '2' && text[1] == '^') {
+    unsigned long exponent = strtoul(text + 2, &end, 10);
+    if (end == text + 2 || *end || exponent > 47)
+      return false;
+    *size = (size_t)1 << exponent;
+    return true;
+  }
+  unsigned long long value = strtoull(text, &end, 10);
+  *size = (size_t)value;
+  return end != text && *end == '\0' && value > 0 && text[0] != '-';
+}
+
+bool cureduce_tool_parse_names(const char *text, int (*lookup)(const char *), int *into, int max, int *count) {
+  char copy[1024];
+  snprintf(copy, sizeof copy, "%s", text);
+  *count = 0;
+  for (char *item = strtok(copy, ","); item; item = strtok(NULL, ","))
+    if (*count >= max || (into[(*count)++] = lookup(item)) < 0)
+      return false;
+  return *count > 0;
+}

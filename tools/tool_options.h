@@ -1,0 +1,18 @@
+/* Option values the tools share: architectures, sizes and comma lists of names. */
+#ifndef CUREDUCE_TOOL_OPTIONS_H
+#define CUREDUCE_TOOL_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* "sm_90" or "90" -> 90; false for anything else or an architecture below sm_50. */
+bool cureduce_tool_parse_arch(const char *text, int *arch);
+
+/* "2^20" or "1048576" -> a size above 0 (powers up to 2^47); false otherwise. */
+bool cureduce_tool_parse_size(const char *text, size_t *size);
+
+/* "sum,max" -> each name through lookup (its index, or -1), at most max of them; false on an
+ * unknown name, an empty list or too many. */
+bool cureduce_tool_parse_names(const char *text, int (*lookup)(const char *), int *into, int max, int *count);
+
+#endif
