@@ -436,6 +436,9 @@ union unpacked {
   (CUREDUCE_OP == CUREDUCE_OP_SUM && CUREDUCE_VECTOR_BYTES % 4 == 0 &&                             \
    (CUREDUCE_INPUT == CUREDUCE_DTYPE_I8 || CUREDUCE_INPUT == CUREDUCE_DTYPE_U8))
 
+#define CUREDUCE_ARG_BY_VECTOR \
+  ((CUREDUCE_OP == CUREDUCE_OP_ARGMIN || CUREDUCE_OP == CUREDUCE_OP_ARGMAX) && CUREDUCE_VECTOR_BYTES % 4 == 0)
+
 #if CUREDUCE_BYTE_SUM
 __device__ __forceinline__ acc_t fold_vector(acc_t acc, vector_t raw, u64) {
   union {
@@ -455,14 +458,16 @@ __device__ __forceinline__ acc_t fold_vector(acc_t acc, vector_t raw, u64) {
   return acc + (u64)sum;
 #endif
 }
-#elif (CUREDUCE_OP == CUREDUCE_OP_ARGMIN || CUREDUCE_OP == CUREDUCE_OP_ARGMAX) && CUREDUCE_VECTOR_BYTES % 4 == 0
-// argmin and argmax fold a vector at a time: the largest key of its elements first (for 8- and
-// 16-bit types four or two keys a word, with packed SIMD maxima), compared once with the
-// accumulator's; only a vector that holds a new extreme, which random data makes rare after a
-// thread's first few, looks for its first element with that key. Element by element, the
+#elif CUREDUCE_ARG_BY_VECTOR
+// argmin and argmax fold the loads of an iteration together: each vector's keys (for 8- and
+// 16-bit types four or two a word, with packed SIMD maxima), their largest over all the loads,
+// compared once with the thread's accumulator. Only when that beats the accumulator does the
+// thread look, in the keys it holds, for the first element with the new key. A thread meets its
+// elements in increasing index order (the loads of an iteration, then the next iteration) and
+// replaces only a strictly larger key, so the first occurrence is kept. Element by element, the
 // (value, index) comparisons made these operations compute-bound (argmax bf16 at 33% of the read
-// ceiling on an H200). The first occurrence is kept: a thread meets its accumulator's elements
-// in increasing index order and replaces only a strictly larger key.
+// ceiling on an H200); one accumulator per unrolled load made new extremes, each a warp-wide
+// detour, several times as frequent.
 typedef op::K arg_key_t;
 union vector_words {
   vector_t raw;
@@ -470,64 +475,123 @@ union vector_words {
 };
 
 template <int BYTES, typename O> struct vector_keys {  // 4- and 8-byte elements: a key each
-  static __device__ __forceinline__ arg_key_t largest(const unpacked &u) {
-    arg_key_t m = op::key(u.element[0]);
+  arg_key_t key[vector_elements];
+  __device__ __forceinline__ void of(vector_t raw) {
+    unpacked u;
+    u.raw = raw;
 #pragma unroll
-    for (int j = 1; j < vector_elements; j++) m = max(m, op::key(u.element[j]));
+    for (int j = 0; j < vector_elements; j++) key[j] = op::key(u.element[j]);
+  }
+  __device__ __forceinline__ arg_key_t largest() const {
+    arg_key_t m = key[0];
+#pragma unroll
+    for (int j = 1; j < vector_elements; j++) m = max(m, key[j]);
     return m;
+  }
+  __device__ __forceinline__ int first(arg_key_t m) const {
+    int f = 0;
+#pragma unroll
+    for (int j = vector_elements - 1; j >= 0; j--)
+      if (key[j] == m) f = j;
+    return f;
   }
 };
 template <typename O> struct vector_keys<2, O> {  // f16, bf16: two 16-bit keys a word
+  unsigned word[CUREDUCE_VECTOR_BYTES / 4];
   static __device__ __forceinline__ unsigned top_bit_halves(unsigned w) {  // 0xffff where a half's top bit is set
     unsigned r;
     asm("prmt.b32 %0, %1, 0, 0xbb99;" : "=r"(r) : "r"(w));
     return r;
   }
-  static __device__ __forceinline__ unsigned keys(unsigned w) {
-    // A magnitude above infinity's carries into its half's top bit (and never into the next half).
-    const unsigned nan = top_bit_halves((w & 0x7fff7fffu) + (0x7fffu - O::inf_bits) * 0x00010001u);
-    unsigned k = w ^ (top_bit_halves(w) & 0x7fff7fffu);
-    if (CUREDUCE_OP == CUREDUCE_OP_ARGMIN) k = ~k;
-    return (k & ~nan) | (0x7fff7fffu & nan);
-  }
-  static __device__ __forceinline__ arg_key_t largest(const unpacked &u) {
+  __device__ __forceinline__ void of(vector_t raw) {
     vector_words v;
-    v.raw = u.raw;
-    unsigned m = keys(v.word[0]);
+    v.raw = raw;
 #pragma unroll
-    for (int j = 1; j < CUREDUCE_VECTOR_BYTES / 4; j++) m = __vmaxs2(m, keys(v.word[j]));
+    for (int i = 0; i < CUREDUCE_VECTOR_BYTES / 4; i++) {
+      const unsigned w = v.word[i];
+      // A magnitude above infinity's carries into its half's top bit (and never into the next half).
+      const unsigned nan = top_bit_halves((w & 0x7fff7fffu) + (0x7fffu - O::inf_bits) * 0x00010001u);
+      unsigned k = w ^ (top_bit_halves(w) & 0x7fff7fffu);
+      if (CUREDUCE_OP == CUREDUCE_OP_ARGMIN) k = ~k;
+      word[i] = (k & ~nan) | (0x7fff7fffu & nan);
+    }
+  }
+  __device__ __forceinline__ arg_key_t largest() const {
+    unsigned m = word[0];
+#pragma unroll
+    for (int i = 1; i < CUREDUCE_VECTOR_BYTES / 4; i++) m = __vmaxs2(m, word[i]);
     m = __vmaxs2(m, m >> 16);
     return (short)(m & 0xffffu);
   }
+  __device__ __forceinline__ int first(arg_key_t m) const {
+    int f = 0;
+#pragma unroll
+    for (int i = CUREDUCE_VECTOR_BYTES / 4 - 1; i >= 0; i--) {
+      if ((short)(word[i] >> 16) == m) f = 2 * i + 1;
+      if ((short)(word[i] & 0xffffu) == m) f = 2 * i;
+    }
+    return f;
+  }
 };
 template <typename O> struct vector_keys<1, O> {  // i8, u8: four 8-bit keys a word
-  static __device__ __forceinline__ unsigned keys(unsigned w) {
-    return w ^ ((CUREDUCE_INPUT == CUREDUCE_DTYPE_U8 ? 0x80808080u : 0u) ^
-                (CUREDUCE_OP == CUREDUCE_OP_ARGMIN ? 0xffffffffu : 0u));
-  }
-  static __device__ __forceinline__ arg_key_t largest(const unpacked &u) {
+  unsigned word[CUREDUCE_VECTOR_BYTES / 4];
+  __device__ __forceinline__ void of(vector_t raw) {
     vector_words v;
-    v.raw = u.raw;
-    unsigned m = keys(v.word[0]);
+    v.raw = raw;
 #pragma unroll
-    for (int j = 1; j < CUREDUCE_VECTOR_BYTES / 4; j++) m = __vmaxs4(m, keys(v.word[j]));
+    for (int i = 0; i < CUREDUCE_VECTOR_BYTES / 4; i++)
+      word[i] = v.word[i] ^ ((CUREDUCE_INPUT == CUREDUCE_DTYPE_U8 ? 0x80808080u : 0u) ^
+                             (CUREDUCE_OP == CUREDUCE_OP_ARGMIN ? 0xffffffffu : 0u));
+  }
+  __device__ __forceinline__ arg_key_t largest() const {
+    unsigned m = word[0];
+#pragma unroll
+    for (int i = 1; i < CUREDUCE_VECTOR_BYTES / 4; i++) m = __vmaxs4(m, word[i]);
     m = __vmaxs4(m, m >> 16);
     m = __vmaxs4(m, m >> 8);
     return (signed char)(m & 0xffu);
   }
-};
-
-__device__ __forceinline__ acc_t fold_vector(acc_t acc, vector_t raw, u64 first_index) {
-  unpacked u;
-  u.raw = raw;
-  const arg_key_t m = vector_keys<(int)sizeof(input_t), order_key<CUREDUCE_INPUT> >::largest(u);
-  if (m > acc.key || acc.index == op::empty) {
+  __device__ __forceinline__ int first(arg_key_t m) const {
+    int f = 0;
 #pragma unroll
-    for (int j = vector_elements - 1; j >= 0; j--)  // the first element with that key, found last
-      if (op::key(u.element[j]) == m) acc.index = first_index + j;
-    acc.key = m;
+    for (int i = CUREDUCE_VECTOR_BYTES / 4 - 1; i >= 0; i--)
+#pragma unroll
+      for (int b = 3; b >= 0; b--)
+        if ((signed char)(word[i] >> (8 * b)) == m) f = 4 * i + b;
+    return f;
+  }
+};
+typedef vector_keys<(int)sizeof(input_t), order_key<CUREDUCE_INPUT> > keyed_vector;
+
+// COUNT vectors, `stride` elements apart, the first at first_index.
+template <int COUNT>
+__device__ __forceinline__ acc_t fold_vectors(acc_t acc, const vector_t *loaded, u64 first_index, u64 stride) {
+  keyed_vector keys[COUNT];
+  arg_key_t m[COUNT];
+#pragma unroll
+  for (int c = 0; c < COUNT; c++) {
+    keys[c].of(loaded[c]);
+    m[c] = keys[c].largest();
+  }
+  arg_key_t largest = m[0];
+#pragma unroll
+  for (int c = 1; c < COUNT; c++) largest = max(largest, m[c]);
+  if (largest > acc.key || acc.index == op::empty) {
+    u64 index = 0;
+#pragma unroll
+    for (int c = COUNT - 1; c >= 0; c--)  // the first vector holding the key, found last
+      if (m[c] == largest) index = first_index + c * stride + keys[c].first(largest);
+    acc.key = largest;
+    acc.index = index;
   }
   return acc;
+}
+
+__device__ __forceinline__ acc_t fold_vector(acc_t acc, vector_t raw, u64 first_index) {
+  return fold_vectors<1>(acc, &raw, first_index, 0);
+}
+__device__ __forceinline__ void fold_loads(acc_t *acc, const vector_t *loaded, u64 first_index, u64 stride) {
+  acc[0] = fold_vectors<CUREDUCE_UNROLL>(acc[0], loaded, first_index, stride);
 }
 #else
 __device__ __forceinline__ acc_t fold_vector(acc_t acc, vector_t raw, u64 first_index) {
@@ -536,6 +600,14 @@ __device__ __forceinline__ acc_t fold_vector(acc_t acc, vector_t raw, u64 first_
 #pragma unroll
   for (int j = 0; j < vector_elements; j++) acc = op::combine(acc, op::lift(u.element[j], first_index + j));
   return acc;
+}
+#endif
+
+#if !CUREDUCE_ARG_BY_VECTOR
+// The loads of one iteration, `stride` elements apart, each into its own accumulator.
+__device__ __forceinline__ void fold_loads(acc_t *acc, const vector_t *loaded, u64 first_index, u64 stride) {
+#pragma unroll
+  for (int k = 0; k < CUREDUCE_UNROLL; k++) acc[k] = fold_vector(acc[k], loaded[k], first_index + k * stride);
 }
 #endif
 
@@ -558,9 +630,7 @@ __device__ __forceinline__ acc_t grid_stride_accumulate(const input_t *__restric
     vector_t loaded[CUREDUCE_UNROLL];
 #pragma unroll
     for (int k = 0; k < CUREDUCE_UNROLL; k++) loaded[k] = __ldg(body + v + k * threads);
-#pragma unroll
-    for (int k = 0; k < CUREDUCE_UNROLL; k++)
-      acc[k] = fold_vector(acc[k], loaded[k], head + (v + k * threads) * vector_elements);
+    fold_loads(acc, loaded, head + v * vector_elements, threads * vector_elements);
   }
   for (; v < vectors; v += threads) acc[0] = fold_vector(acc[0], __ldg(body + v), head + v * vector_elements);
   if (thread < head) acc[0] = op::combine(acc[0], op::lift(input[thread], thread));
