@@ -15,6 +15,7 @@
   X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)                                              \
   X(cuCtxGetCurrent) X(cuCtxPushCurrent) X(cuCtxPopCurrent) X(cuCtxSynchronize)                         \
   X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)                        \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                        \
   X(cuMemAlloc) X(cuMemFree) X(cuMemsetD8) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD)              \
   X(cuMemcpyDtoHAsync) X(cuMemsetD32Async) X(cuPointerGetAttributes) X(cuStreamIsCapturing)                                                         \
   X(cuStreamGetCtx) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                       \

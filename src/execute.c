@@ -22,6 +22,14 @@ unsigned cureduce_grid_for(const cureduce_spec *spec, int sm_count, size_t count
   return (unsigned)(blocks < 1 ? 1 : blocks);
 }
 
+cureduce_status cureduce_fit_resident(const cureduce_driver *driver, CUfunction kernel, cureduce_spec *spec) {
+  int resident = 0;
+  CUREDUCE_CU(driver->cuOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, spec->block, 0));
+  if (resident >= 1 && resident < spec->blocks_per_sm)
+    spec->blocks_per_sm = (uint16_t)resident;
+  return CUREDUCE_STATUS_OK;
+}
+
 size_t cureduce_single_pass_workspace_bytes(const cureduce_spec *spec, unsigned grid) {
   if (grid <= 1)
     return 0;

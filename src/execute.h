@@ -20,6 +20,12 @@ enum {
 /* Blocks for one pass over `count` elements: input elements on the first pass, partials after. */
 unsigned cureduce_grid_for(const cureduce_spec *spec, int sm_count, size_t count, bool first_pass);
 
+/* Lowers spec's blocks per SM to what `kernel` can keep resident on an SM (its registers and
+ * shared memory), so that the heuristic's grid is one wave: a grid-stride kernel's second,
+ * part-filled wave runs with a fraction of the first's loads in flight (argmax f32, 40 registers,
+ * lost 15% on an H200 to a 1.33-wave grid). */
+cureduce_status cureduce_fit_resident(const cureduce_driver *driver, CUfunction kernel, cureduce_spec *spec);
+
 /* Workspace bytes a single pass of `grid` blocks needs: none for one block. */
 size_t cureduce_single_pass_workspace_bytes(const cureduce_spec *spec, unsigned grid);
 

@@ -74,6 +74,8 @@ cureduce_status cureduce_plan_make_choice(cureduce_context *context, const cured
   choice->spec = choose_spec(context, key, &choice->origin, generation);
   cureduce_kernel kernel;
   cureduce_status status = cureduce_kcache_get(&context->kernels, &choice->spec, &kernel);
+  if (status == CUREDUCE_STATUS_OK && choice->origin == CUREDUCE_PLAN_HEURISTIC)
+    status = cureduce_fit_resident(context->driver, kernel.first, &choice->spec);
   if (status != CUREDUCE_STATUS_OK) {
     free(choice);
     return status;

@@ -305,6 +305,10 @@ static cureduce_status tune_bucket(bench_state *b, const cureduce_tune_job *job,
                                    unsigned bucket, bool quick, cureduce_tune_record *record) {
   cureduce_spec specs[64];
   size_t count = cureduce_tune_candidates(job, points, &b->context->info, quick, specs, 64);
+  /* The default as plans run it: the heuristic within what its kernel keeps resident. */
+  cureduce_kernel fallback;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_kcache_get(&b->context->kernels, &specs[0], &fallback));
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_fit_resident(b->context->driver, fallback.first, &specs[0]));
   double first_times[64][2], first[64];
   size_t order[64];
   timing_plan timing = plan_timing(job, points->n[0], quick);
