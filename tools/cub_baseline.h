@@ -1,5 +1,5 @@
 /* The CUB baseline of cureduce-bench: cub::DeviceReduce on the same buffer, in the same process.
- * Built by nvcc (tools/cub_baseline.cu) only when Meson finds CUDA; the only CUDA C++ outside
+ * Built by nvcc (tools/cub_*.cu) only when Meson finds CUDA; the only CUDA C++ outside
  * kernel_templates/. */
 #ifndef CUREDUCE_CUB_BASELINE_H
 #define CUREDUCE_CUB_BASELINE_H
