@@ -526,7 +526,7 @@ static double host_us(bench *b, const call *c) {
  * launches (f32 sum of 2^20, a multi-block single pass), with and without its pointer checks. */
 static void report_host_overhead(const options *o, bench *b) {
   size_t n = (size_t)1 << 20;
-  n = n * 4 <= b->input_bytes ? n : b->input_bytes / 4;
+  n = n * 4 <= b->input_bytes - (b->data - b->input) ? n : (b->input_bytes - (b->data - b->input)) / 4;
   call c = {.kind = CALL_LIBRARY, .op = CUREDUCE_OP_SUM, .input = CUREDUCE_F32, .output = CUREDUCE_F32, .n = n};
   const cureduce_choice *plan;
   CUdeviceptr slot;
@@ -537,7 +537,7 @@ static void report_host_overhead(const options *o, bench *b) {
   /* The shortcut's kernel launched by hand, as cureduce_launch_single_pass would. */
   CUdeviceptr partials = slot + CUREDUCE_WORKSPACE_PARTIALS, ticket = slot + CUREDUCE_WORKSPACE_TICKET;
   unsigned long long count = n;
-  void *parameters[] = {&b->input, &count, &b->output, &partials, &ticket};
+  void *parameters[] = {&b->data, &count, &b->output, &partials, &ticket}; /* where the library's calls start */
   raw_launch kernel = {plan->kernel, cureduce_grid_for(&plan->spec, b->context->info.sm_count, n, true),
                        plan->spec.block, parameters};
   call bare = c;
