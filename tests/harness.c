@@ -92,6 +92,19 @@ void harness_download(const harness_gpu *gpu, void *to, CUdeviceptr from, size_t
 }
 
 
+int harness_warnings;
+char harness_last_warning[8192];
+
+static void keep_warning(void *user, cureduce_log_level level, const char *message) {
+  (void)user;
+  if (level == CUREDUCE_LOG_WARN) {
+    harness_warnings++;
+    snprintf(harness_last_warning, sizeof harness_last_warning, "%s", message);
+  }
+}
+
+const cureduce_logger harness_keep_warnings = {CUREDUCE_LOG_WARN, keep_warning, NULL};
+
 char *harness_temporary_folder(void) {
   char *folder = strdup("/tmp/cureduce-test-XXXXXX");
   if (folder && (!mkdtemp(folder) || chmod(folder, 0755) != 0)) {

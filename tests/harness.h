@@ -33,6 +33,13 @@ CUdeviceptr harness_device_alloc(const harness_gpu *gpu, size_t bytes);
 void harness_upload(const harness_gpu *gpu, CUdeviceptr to, const void *from, size_t bytes);
 void harness_download(const harness_gpu *gpu, void *to, CUdeviceptr from, size_t bytes);
 
+/* ---- the library's warnings, for the cache tests ------------------------------------------ */
+#include "log.h"
+/* A logger (level warn) that counts the warnings and keeps the last one's text. */
+extern const cureduce_logger harness_keep_warnings;
+extern int harness_warnings;
+extern char harness_last_warning[8192];
+
 /* ---- processes and folders, for the cache and fault tests -------------------------------- */
 /* A fresh folder under /tmp that an unprivileged user may enter (mode 0755), or NULL. */
 char *harness_temporary_folder(void);

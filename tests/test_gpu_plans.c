@@ -71,6 +71,27 @@ static cureduce_context *context_with(const char *cache_dir, cureduce_tuning tun
   return context;
 }
 
+/* A context with a cache folder of its own and cached tuning, beside the harness's (for copies). */
+typedef struct tuned_context {
+  char *folder;
+  harness_gpu gpu;
+  cureduce_context *context;
+} tuned_context;
+
+static tuned_context open_tuned_context(void) {
+  tuned_context t = {harness_temporary_folder(), {0}, NULL};
+  ck_assert(t.folder);
+  t.gpu = harness_gpu_open();
+  t.context = context_with(t.folder, CUREDUCE_TUNING_CACHED);
+  return t;
+}
+
+static void close_tuned_context(tuned_context *t) {
+  cureduce_context_destroy(t->context);
+  harness_gpu_close(&t->gpu);
+  ck_assert(harness_remove_tree(t->folder));
+}
+
 #define EXPECT_STATUS(call, name)                                                                        \
   do {                                                                                                   \
     cureduce_status got_ = (call);                                                                       \
@@ -166,10 +187,9 @@ END_TEST
 
 /* After a tune, new plans say TUNED and run the tuned spec; a plan made before keeps its own. */
 START_TEST(test_tuned_origin) {
-  char *folder = harness_temporary_folder();
-  ck_assert(folder);
-  harness_gpu gpu = harness_gpu_open();
-  cureduce_context *context = context_with(folder, CUREDUCE_TUNING_CACHED);
+  tuned_context t = open_tuned_context();
+  harness_gpu gpu = t.gpu;
+  cureduce_context *context = t.context;
   staged s = stage_f32(&gpu, 300001);
   cureduce_plan *before = sum_plan(context, s.n, NULL);
   ck_assert(cureduce_tune(context, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, s.n, s.n, 1) == CUREDUCE_STATUS_OK);
@@ -191,9 +211,7 @@ START_TEST(test_tuned_origin) {
   }
   gpu.cu->cuMemFree(out);
   free_staged(&gpu, &s);
-  cureduce_context_destroy(context);
-  harness_gpu_close(&gpu);
-  ck_assert(harness_remove_tree(folder));
+  close_tuned_context(&t);
 }
 END_TEST
 
@@ -433,6 +451,38 @@ START_TEST(test_memory_of_other_contexts) {
 }
 END_TEST
 
+/* Device memory of another device, found by the pointer's device ordinal: refused. Needs two
+ * GPUs; with one it says so and checks nothing more. */
+START_TEST(test_memory_of_another_device) {
+  harness_gpu gpu = harness_gpu_open();
+  int count = 0;
+  ck_assert(gpu.cu->cuDeviceGetCount(&count) == CUDA_SUCCESS);
+  if (count < 2) {
+    printf("test_memory_of_another_device: %d GPU here; this check needs two\n", count);
+    harness_gpu_close(&gpu);
+    return;
+  }
+  CUdevice second;
+  CUcontext second_context, popped;
+  CUdeviceptr foreign;
+  ck_assert(gpu.cu->cuDeviceGet(&second, 1) == CUDA_SUCCESS);
+  ck_assert(gpu.cu->cuDevicePrimaryCtxRetain(&second_context, second) == CUDA_SUCCESS);
+  ck_assert(gpu.cu->cuCtxPushCurrent(second_context) == CUDA_SUCCESS);
+  ck_assert(gpu.cu->cuMemAlloc(&foreign, 4096) == CUDA_SUCCESS);
+  ck_assert(gpu.cu->cuCtxPopCurrent(&popped) == CUDA_SUCCESS);
+  CUdeviceptr out = harness_device_alloc(&gpu, 16);
+  float got = 0;
+  EXPECT_STATUS(sum_of(&gpu, gpu.context, foreign, 1024, out, &got), "NOT_DEVICE_POINTER");
+  ck_assert_msg(strstr(cureduce_last_error_detail(), "memory of device 1"), "%s", cureduce_last_error_detail());
+  ck_assert(gpu.cu->cuCtxPushCurrent(second_context) == CUDA_SUCCESS);
+  gpu.cu->cuMemFree(foreign);
+  ck_assert(gpu.cu->cuCtxPopCurrent(&popped) == CUDA_SUCCESS);
+  gpu.cu->cuDevicePrimaryCtxRelease(second);
+  gpu.cu->cuMemFree(out);
+  harness_gpu_close(&gpu);
+}
+END_TEST
+
 /* ---- hazards 5 and 6: tuning sizes; no detail left by success ------------------------------------- */
 
 START_TEST(test_tuning_size_overflow_refused) {
@@ -471,10 +521,9 @@ END_TEST
 /* ---- hazard 7: a tune between a plan's choice and its publication ------------------------------ */
 
 START_TEST(test_tune_between_choice_and_publication) {
-  char *folder = harness_temporary_folder();
-  ck_assert(folder);
-  harness_gpu gpu = harness_gpu_open();
-  cureduce_context *context = context_with(folder, CUREDUCE_TUNING_CACHED);
+  tuned_context t = open_tuned_context();
+  harness_gpu gpu = t.gpu;
+  cureduce_context *context = t.context;
   const size_t n = 5000;
   cureduce_plancache_key key = {CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, cureduce_size_bucket(n)};
   cureduce_choice *made;
@@ -502,9 +551,7 @@ START_TEST(test_tune_between_choice_and_publication) {
   ck_assert(got == expected_sum(&s));
   gpu.cu->cuMemFree(out);
   free_staged(&gpu, &s);
-  cureduce_context_destroy(context);
-  harness_gpu_close(&gpu);
-  ck_assert(harness_remove_tree(folder));
+  close_tuned_context(&t);
 }
 END_TEST
 
@@ -517,6 +564,7 @@ int main(void) {
   tcase_add_loop_test(plans, test_threads_share_one_stream, 0, 2);
   tcase_add_test(plans, test_graphs);
   tcase_add_test(plans, test_memory_of_other_contexts);
+  tcase_add_test(plans, test_memory_of_another_device);
   tcase_add_test(plans, test_tuning_size_overflow_refused);
   tcase_add_test(plans, test_success_leaves_no_detail);
   tcase_add_test(plans, test_tune_between_choice_and_publication);

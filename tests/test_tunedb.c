@@ -220,15 +220,6 @@ END_TEST
 
 /* A folder that cannot be written: a clear status, and reading still works. The unprivileged
  * part runs in a child (root ignores permissions), so the parent can clean up. */
-static int tunedb_warnings;
-static char tunedb_warning[8192];
-static void keep_warning(void *user, cureduce_log_level level, const char *message) {
-  (void)user;
-  if (level == CUREDUCE_LOG_WARN) {
-    tunedb_warnings++;
-    snprintf(tunedb_warning, sizeof tunedb_warning, "%s", message);
-  }
-}
 
 /* The trust rule: a tuning folder others can write is neither read nor written; a database that
  * is a symbolic link is not read; the files the library writes are private. */
@@ -242,12 +233,11 @@ START_TEST(test_untrusted_tuning_is_not_used) {
   snprintf(tuning, sizeof tuning, "%s/tuning", root);
   ck_assert(stat(tuning, &info) == 0 && (info.st_mode & 07777) == 0700);
 
-  const cureduce_logger keeping = {CUREDUCE_LOG_WARN, keep_warning, NULL};
   ck_assert_int_eq(chmod(tuning, 0777), 0);
-  cureduce_tunedb_read(path, gpu, &read, &keeping);
+  cureduce_tunedb_read(path, gpu, &read, &harness_keep_warnings);
   ck_assert_uint_eq(read.count, 0);
-  ck_assert_int_eq(tunedb_warnings, 1);
-  ck_assert_msg(strstr(tunedb_warning, tuning) && strstr(tunedb_warning, "mode 0777"), "%s", tunedb_warning);
+  ck_assert_int_eq(harness_warnings, 1);
+  ck_assert_msg(strstr(harness_last_warning, tuning) && strstr(harness_last_warning, "mode 0777"), "%s", harness_last_warning);
   ck_assert(cureduce_tunedb_merge(path, gpu, &some, &quiet) == CUREDUCE_STATUS_CACHE_IO);
   ck_assert(strstr(cureduce_last_error_detail(), "not trusted"));
   ck_assert_int_eq(chmod(tuning, 0700), 0);
@@ -255,12 +245,12 @@ START_TEST(test_untrusted_tuning_is_not_used) {
   snprintf(elsewhere, sizeof elsewhere, "%s/planted.db", root);
   ck_assert_int_eq(rename(path, elsewhere), 0);
   ck_assert_int_eq(symlink(elsewhere, path), 0);
-  cureduce_tunedb_read(path, gpu, &read, &keeping);
+  cureduce_tunedb_read(path, gpu, &read, &harness_keep_warnings);
   ck_assert_uint_eq(read.count, 0);
-  ck_assert_int_eq(tunedb_warnings, 2);
-  ck_assert(strstr(tunedb_warning, "symbolic link"));
+  ck_assert_int_eq(harness_warnings, 2);
+  ck_assert(strstr(harness_last_warning, "symbolic link"));
   ck_assert(cureduce_tunedb_merge(path, gpu, &some, &quiet) == CUREDUCE_STATUS_OK); /* replaces the link */
-  cureduce_tunedb_read(path, gpu, &read, &keeping);
+  cureduce_tunedb_read(path, gpu, &read, &harness_keep_warnings);
   ck_assert_uint_eq(read.count, 3);
   cureduce_tunedb_free(&some);
   cureduce_tunedb_free(&read);

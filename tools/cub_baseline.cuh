@@ -43,6 +43,17 @@ template <typename In, typename Acc> struct widen {
   __device__ Acc operator()(In x) const { return static_cast<Acc>(x); }
 };
 
+// TransformReduce into the accumulator with OP, starting from INIT: sum and product.
+template <template <typename> class OP, int INIT> struct widening_reduce {
+  template <typename In, typename Acc> struct family {
+    static int run(const cub_call &c) {
+      return cub::DeviceReduce::TransformReduce(c.temp, *c.temp_bytes, static_cast<const In *>(c.input),
+                                                static_cast<Acc *>(c.output), c.n, OP<Acc>{}, widen<In, Acc>{},
+                                                Acc(INIT), c.stream);
+    }
+  };
+};
+
 // One family each, in cub_<family>.cu.
 int cub_sum(cureduce_dtype type, const cub_call &call);
 int cub_product(cureduce_dtype type, const cub_call &call);
