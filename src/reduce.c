@@ -21,11 +21,15 @@ static cureduce_status validate_call(const cureduce_context *context, cureduce_o
   return CUREDUCE_STATUS_OK;
 }
 
-/* CUREDUCE_TUNING_ON_FIRST_USE: the first call of an untuned bucket tunes it on the caller's data. */
+/* CUREDUCE_TUNING_ON_FIRST_USE: the first call of an untuned bucket tunes it on the caller's data,
+ * also when a plan or cureduce_precompile() already made the bucket's heuristic choice. A tuned
+ * choice, once published, is the lock-free way out. */
 static cureduce_status tune_on_first_use(cureduce_context *context, const cureduce_plancache_key *key,
                                          const cureduce_launch *launch) {
-  if (context->tuning != CUREDUCE_TUNING_ON_FIRST_USE || launch->n == 0 ||
-      cureduce_plancache_peek(&context->plans, key) ||
+  if (context->tuning != CUREDUCE_TUNING_ON_FIRST_USE || launch->n == 0)
+    return CUREDUCE_STATUS_OK;
+  const cureduce_choice *published = cureduce_plancache_peek(&context->plans, key);
+  if ((published && published->origin == CUREDUCE_PLAN_TUNED) ||
       cureduce_plan_is_tuned(context, key->op, key->input, key->output, launch->n))
     return CUREDUCE_STATUS_OK;
   if (context->check_pointers) {

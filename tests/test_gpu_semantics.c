@@ -388,6 +388,10 @@ START_TEST(test_tuning_on_first_use) {
   ck_assert_msg(cureduce_context_create(&context, &settings) == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
   harness_gpu gpu = harness_gpu_open(); /* for allocations and copies */
   const size_t sizes[] = {70001, 3000017};
+  /* A heuristic choice made first (as before a graph capture) does not stop the tuning. */
+  cureduce_problem first;
+  cureduce_problem_init(&first, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, sizes[0]);
+  ck_assert(cureduce_precompile(context, &first, 1) == CUREDUCE_STATUS_OK);
   for (int s = 0; s < 2; s++) {
     size_t n = sizes[s];
     ck_assert(!cureduce_plan_is_tuned(context, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, n));

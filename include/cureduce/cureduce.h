@@ -5,13 +5,17 @@
  * (what cudaMalloc and cuMemAlloc hand out), streams are `void *` (a CUstream; a cudaStream_t is
  * the same thing).
  *
- * Device memory: cureduce_context_create() allocates one block of device memory, the workspace,
- * sized `settings.max_streams` slots of 131,328 bytes (2.0 MiB with the default 16 slots), freed by
- * cureduce_context_destroy(). Besides it, only cureduce_tune() allocates: its random timing data,
- * freed before it returns. cureduce_reduce() neither allocates nor synchronizes, so it can be
- * captured into a CUDA graph (CUREDUCE_TUNING_ON_FIRST_USE aside: it tunes on the caller's
- * buffers and waits for the stream, once per size bucket). Each stream that launches a multi-block reduction is given one
- * slot on first use and keeps it until cureduce_release_stream() or cureduce_context_destroy().
+ * Device memory: cureduce_context_create() allocates one block of device memory, the library's
+ * workspace: `settings.max_streams` slots of 131,328 bytes and 64 result cells of 16 bytes (2.0 MiB
+ * with the default 16 slots), freed by cureduce_context_destroy(). Each stream that runs a
+ * multi-block reduction without a workspace of its own is given one slot on first use and keeps it
+ * until cureduce_release_stream() or cureduce_context_destroy(); each cureduce_reduce_to_host()
+ * call holds a result cell while it runs. A plan executed with a caller workspace uses that memory
+ * and nothing else. Besides these, only cureduce_tune() allocates: its random timing data, freed
+ * before it returns. Executing a plan or calling cureduce_reduce() neither allocates nor
+ * synchronizes (CUREDUCE_TUNING_ON_FIRST_USE aside: it tunes on the caller's buffers and waits for
+ * the stream, once per size bucket). Graph capture: capture cureduce_plan_execute() with a caller
+ * workspace; a call that would use the library's workspace during capture is refused.
  * Calls on different streams run concurrently; calls on one stream are ordered by the stream.
  *
  * Determinism: for a given GPU, kernel configuration and input address, a reduction gives the
@@ -301,7 +305,9 @@ CUREDUCE_API cureduce_status cureduce_plan_describe(const cureduce_plan *plan, c
 /*
  * Makes ready (loaded, compiled when the cache misses) every kernel that plans for these problems
  * and cureduce_reduce() on them would use, so that the first execution costs only a launch: call
- * it before capturing a graph or timing. Stops at the first problem that fails.
+ * it before capturing a graph or timing. Stops at the first problem that fails. With
+ * CUREDUCE_TUNING_ON_FIRST_USE an untuned bucket is still tuned at its first cureduce_reduce(),
+ * which may then choose another kernel (and synchronizes: not during a capture).
  */
 CUREDUCE_API cureduce_status cureduce_precompile(cureduce_context *context, const cureduce_problem *problems,
                                                  size_t count);
