@@ -93,10 +93,13 @@ bool cureduce_folder_is_trusted(const char *path, char *why, size_t why_size) {
   }
   if (S_ISDIR(info.st_mode) && passes_trust_rule(&info))
     return true;
+  char owners[48] = "root";
+  if (geteuid() != 0)
+    snprintf(owners, sizeof owners, "uid %u or root", (unsigned)geteuid());
   snprintf(why, why_size,
-           "%s is not trusted: owned by uid %u with mode %04o; cureduce uses only cache folders owned by uid %u or "
-           "root that no one else can write",
-           path, (unsigned)info.st_uid, (unsigned)(info.st_mode & 07777), (unsigned)geteuid());
+           "%s is not trusted: owned by uid %u with mode %04o; cureduce uses only cache folders owned by %s that no "
+           "one else can write",
+           path, (unsigned)info.st_uid, (unsigned)(info.st_mode & 07777), owners);
   errno = EPERM;
   return false;
 }
