@@ -10,10 +10,8 @@
 
 void cureduce_problem_init(cureduce_problem *problem, cureduce_op op, cureduce_dtype input_type,
                            cureduce_dtype output_type, uint64_t n) {
-  if (!problem)
-    return;
-  memset(problem, 0, sizeof *problem);
-  *problem = (cureduce_problem){op, input_type, output_type, CUREDUCE_LAYOUT_CONTIGUOUS, n, {0}};
+  if (problem)
+    *problem = (cureduce_problem){op, input_type, output_type, CUREDUCE_LAYOUT_CONTIGUOUS, n, {0}};
 }
 
 cureduce_status cureduce_problem_check(const cureduce_problem *problem) {
@@ -159,15 +157,19 @@ static cureduce_status arm_workspace(cureduce_context *context, const cureduce_l
   return cureduce_workspace_slot(&context->workspace, launch->stream, workspace);
 }
 
+cureduce_status cureduce_plan_check_pointers(const cureduce_context *context, const cureduce_launch *launch) {
+  if (!context->check_pointers)
+    return CUREDUCE_STATUS_OK;
+  if (launch->n > 0)
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_check_device_pointer(context, (const void *)(uintptr_t)launch->input, "input"));
+  if (!launch->output_is_result_cell)
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_check_device_pointer(context, (const void *)(uintptr_t)launch->output, "output"));
+  return CUREDUCE_STATUS_OK;
+}
+
 cureduce_status cureduce_plan_run(cureduce_context *context, const cureduce_choice *choice,
                                   const cureduce_launch *launch) {
-  if (context->check_pointers) {
-    if (launch->n > 0)
-      CUREDUCE_FORWARD_IF_ERROR(cureduce_check_device_pointer(context, (const void *)(uintptr_t)launch->input, "input"));
-    if (!launch->output_is_result_cell)
-      CUREDUCE_FORWARD_IF_ERROR(
-          cureduce_check_device_pointer(context, (const void *)(uintptr_t)launch->output, "output"));
-  }
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_check_pointers(context, launch));
   unsigned grid = cureduce_grid_for(&choice->spec, context->info.sm_count, launch->n, true);
   CUdeviceptr workspace = 0;
   if (grid > 1) {

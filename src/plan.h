@@ -47,6 +47,9 @@ typedef struct cureduce_launch {
   CUstream stream;
 } cureduce_launch;
 
+/* The device checks of a launch's input and output (settings.check_pointers). */
+cureduce_status cureduce_plan_check_pointers(const cureduce_context *context, const cureduce_launch *launch);
+
 /* Checks the pointers against the device, arms the workspace, launches. The context must be
  * current. */
 cureduce_status cureduce_plan_run(cureduce_context *context, const cureduce_choice *choice,

@@ -7,7 +7,6 @@
 #include "dtype.h"
 #include "error.h"
 #include "plan.h"
-#include "pointers.h"
 #include "tune.h"
 
 /* Checks that need no device, so they answer the same with or without a GPU. */
@@ -32,12 +31,7 @@ static cureduce_status tune_on_first_use(cureduce_context *context, const curedu
   if ((published && published->origin == CUREDUCE_PLAN_TUNED) ||
       cureduce_plan_is_tuned(context, key->op, key->input, key->output, launch->n))
     return CUREDUCE_STATUS_OK;
-  if (context->check_pointers) {
-    CUREDUCE_FORWARD_IF_ERROR(cureduce_check_device_pointer(context, (const void *)(uintptr_t)launch->input, "input"));
-    if (!launch->output_is_result_cell)
-      CUREDUCE_FORWARD_IF_ERROR(
-          cureduce_check_device_pointer(context, (const void *)(uintptr_t)launch->output, "output"));
-  }
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_check_pointers(context, launch)); /* the tuner launches on them */
   CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_refuse_capture(context, launch->stream, "tuning on first use synchronizes"));
   cureduce_tune_job job = {key->op, key->input, key->output};
   return cureduce_tune_in_place(context, &job, launch->input, launch->n, launch->output, launch->stream);
