@@ -61,7 +61,7 @@ cureduce_status cureduce_accumulator_type(cureduce_op op, cureduce_dtype input,
   CUREDUCE_RETURN_ERROR_IF(!cureduce_dtype_is_valid(input), UNSUPPORTED, "unknown input type %d",
                            (int)input);
   CUREDUCE_RETURN_ERROR_IF(!accumulator, NULL_POINTER, "accumulator must not be NULL");
-  if (op != CUREDUCE_OP_SUM && op != CUREDUCE_OP_PROD)
+  if (op != CUREDUCE_OP_SUM && op != CUREDUCE_OP_PROD) /* min, max and the arg operations keep the input type */
     *accumulator = input;
   else if (input == CUREDUCE_F64)
     *accumulator = CUREDUCE_F64;
@@ -69,6 +69,12 @@ cureduce_status cureduce_accumulator_type(cureduce_op op, cureduce_dtype input,
     *accumulator = CUREDUCE_F32;
   else
     *accumulator = dtype_table[input].is_signed ? CUREDUCE_I64 : CUREDUCE_U64;
+  return CUREDUCE_STATUS_OK;
+}
+
+cureduce_status cureduce_check_not_empty(cureduce_op op, uint64_t n) {
+  CUREDUCE_RETURN_ERROR_IF(n == 0 && op != CUREDUCE_OP_SUM && op != CUREDUCE_OP_PROD, EMPTY_INPUT,
+                           "%s of zero elements", cureduce_op_name(op));
   return CUREDUCE_STATUS_OK;
 }
 

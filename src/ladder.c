@@ -1,5 +1,6 @@
 #include <stdint.h>
 
+#include "dtype.h"
 #include "error.h"
 #include "execute.h"
 #include "ladder.h"
@@ -72,8 +73,7 @@ cureduce_status cureduce_ladder_run(cureduce_context *context, const cureduce_sp
   CUREDUCE_RETURN_ERROR_IF(!context || !spec || !output || (n > 0 && !input), NULL_POINTER,
                            "context, spec, output and input must not be NULL");
   CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate(spec));
-  CUREDUCE_RETURN_ERROR_IF(n == 0 && spec->op != CUREDUCE_OP_SUM && spec->op != CUREDUCE_OP_PROD, EMPTY_INPUT,
-                           "%s of zero elements", cureduce_op_name((cureduce_op)spec->op));
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_not_empty((cureduce_op)spec->op, n));
   bool pushed;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_context_enter(context, &pushed));
   cureduce_status status = run_loaded(context, spec, (CUdeviceptr)(uintptr_t)input, n, (CUdeviceptr)(uintptr_t)output,

@@ -22,8 +22,7 @@ cureduce_status cureduce_problem_check(const cureduce_problem *problem) {
   for (size_t i = 0; i < sizeof problem->reserved; i++)
     CUREDUCE_RETURN_ERROR_IF(problem->reserved[i] != 0, INVALID_ARGUMENT,
                              "reserved byte %zu is not zero: start from cureduce_problem_init()", i);
-  CUREDUCE_RETURN_ERROR_IF(problem->n == 0 && problem->op != CUREDUCE_OP_SUM && problem->op != CUREDUCE_OP_PROD,
-                           EMPTY_INPUT, "%s of zero elements", cureduce_op_name(problem->op));
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_not_empty(problem->op, problem->n));
   return CUREDUCE_STATUS_OK;
 }
 

@@ -14,8 +14,7 @@ static cureduce_status validate_call(const cureduce_context *context, cureduce_o
                                      const void *input, size_t n, cureduce_dtype output_type, const void *output) {
   CUREDUCE_FORWARD_IF_ERROR(cureduce_check_types(op, input_type, output_type));
   CUREDUCE_FORWARD_IF_ERROR(cureduce_check_call_pointers(op, input_type, input, n, output_type, output));
-  CUREDUCE_RETURN_ERROR_IF(n == 0 && op != CUREDUCE_OP_SUM && op != CUREDUCE_OP_PROD, EMPTY_INPUT,
-                           "%s of zero elements", cureduce_op_name(op));
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_not_empty(op, n));
   CUREDUCE_RETURN_ERROR_IF(!context, NULL_POINTER, "context must not be NULL");
   return CUREDUCE_STATUS_OK;
 }
