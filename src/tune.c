@@ -6,7 +6,6 @@
 #include <time.h>
 
 #include "build.h"
-#include "build.h"
 #include "compiler.h"
 #include "error.h"
 #include "execute.h"
@@ -144,32 +143,27 @@ static void report(const cureduce_tune_options *options, size_t done, size_t tot
     options->progress(options->progress_user, done, total, what);
 }
 
-/* Every kernel part the jobs' candidates use, once each. */
+/* Every kernel part the jobs' candidates use, once each: the space of an SM of 2048 threads, which
+ * holds every (block, loads in flight) pair, since compiled kernels do not depend on blocks per SM. */
 static size_t kernel_parts(const cureduce_tune_job *jobs, size_t job_count, bool quick, cureduce_spec **specs) {
-  space s = candidate_space(quick);
-  size_t max = job_count * (s.block_count * s.unroll_count + 1), count = 0;
-  *specs = malloc(max * sizeof **specs);
+  const cureduce_device_info any_device = {.max_threads_per_sm = 2048};
+  size_t count = 0;
+  *specs = malloc(job_count * 64 * sizeof **specs);
   if (!*specs)
     return 0;
   for (size_t j = 0; j < job_count; j++) {
-    cureduce_spec all[64], fallback = cureduce_spec_heuristic(jobs[j].op, jobs[j].input, jobs[j].output, 2048);
-    size_t n = 0;
-    all[n++] = cureduce_spec_kernel_part(&fallback);
-    for (size_t b = 0; b < s.block_count; b++)
-      for (size_t u = 0; u < s.unroll_count; u++) {
-        cureduce_spec spec = candidate(&jobs[j], s.blocks[b], s.unrolls[u], 1);
-        all[n++] = cureduce_spec_kernel_part(&spec);
-      }
+    cureduce_spec all[64];
+    size_t n = cureduce_tune_space(&jobs[j], &any_device, quick, all, 64);
     for (size_t i = 0; i < n; i++) {
+      cureduce_spec part = cureduce_spec_kernel_part(&all[i]);
+      part.blocks_per_sm = 1; /* keeps it a valid spec */
       bool seen = false;
       for (size_t k = 0; k < count && !seen; k++)
-        seen = cureduce_spec_equal(&(*specs)[k], &all[i]);
+        seen = cureduce_spec_equal(&(*specs)[k], &part);
       if (!seen)
-        (*specs)[count++] = all[i];
+        (*specs)[count++] = part;
     }
   }
-  for (size_t i = 0; i < count; i++)
-    (*specs)[i].blocks_per_sm = 1; /* compiled kernels do not depend on it; keeps them valid specs */
   return count;
 }
 
