@@ -4,6 +4,7 @@
 #include "error.h"
 #include "execute.h"
 #include "ladder.h"
+#include "plan.h"
 
 static size_t align16(size_t bytes) { return (bytes + 15) & ~(size_t)15; }
 
@@ -70,9 +71,10 @@ static cureduce_status run_loaded(cureduce_context *context, const cureduce_spec
 cureduce_status cureduce_ladder_run(cureduce_context *context, const cureduce_spec *spec, const void *input, size_t n,
                                     void *output, void *stream, void *scratch) {
   cureduce_error_clear();
-  CUREDUCE_RETURN_ERROR_IF(!context || !spec || !output || (n > 0 && !input), NULL_POINTER,
-                           "context, spec, output and input must not be NULL");
+  CUREDUCE_RETURN_ERROR_IF(!context || !spec, NULL_POINTER, "context and spec must not be NULL");
   CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate(spec));
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_call_pointers((cureduce_op)spec->op, (cureduce_dtype)spec->input, input, n,
+                                                         (cureduce_dtype)spec->output, output));
   CUREDUCE_FORWARD_IF_ERROR(cureduce_check_not_empty((cureduce_op)spec->op, n));
   bool pushed;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_context_enter(context, &pushed));
