@@ -211,7 +211,7 @@ template <int IN> struct reduction<CUREDUCE_OP_MAX, IN> : extreme_reduction<IN, 
 // of all: so both operations keep the largest key, and a NaN wins. The accumulator is (key,
 // index); equal keys go to the smaller index; an empty accumulator has index ~0, which loses
 // every tie. 16- and 8-bit types keep 16- and 8-bit keys (sign-extended), so that packed SIMD
-// maxima over a whole vector give the same keys (see fold_vector).
+// maxima over a whole vector give the same keys (see vector_keys).
 
 template <int IN> struct order_key;
 template <typename T, typename K, T SIGN> struct signed_order {  // integers
