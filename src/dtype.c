@@ -3,7 +3,8 @@
 #include "dtype.h"
 #include "error.h"
 
-static const char *const op_names[CUREDUCE_OP_COUNT] = {"sum", "prod", "min", "max", "argmin", "argmax"};
+static const char *const op_names[CUREDUCE_OP_COUNT] = {"sum",    "prod",   "min",      "max",
+                                                        "argmin", "argmax", "exact_sum"};
 
 static const struct {
   const char *name;
@@ -61,7 +62,10 @@ cureduce_status cureduce_accumulator_type(cureduce_op op, cureduce_dtype input,
   CUREDUCE_RETURN_ERROR_IF(!cureduce_dtype_is_valid(input), UNSUPPORTED, "unknown input type %d",
                            (int)input);
   CUREDUCE_RETURN_ERROR_IF(!accumulator, NULL_POINTER, "accumulator must not be NULL");
-  if (op != CUREDUCE_OP_SUM && op != CUREDUCE_OP_PROD) /* min, max and the arg operations keep the input type */
+  CUREDUCE_RETURN_ERROR_IF(op == CUREDUCE_OP_EXACT_SUM && !dtype_table[input].is_float, UNSUPPORTED,
+                           "exact_sum takes float inputs; a sum of %s is exact already (modulo 2^64): use sum",
+                           dtype_table[input].name);
+  if (op != CUREDUCE_OP_SUM && op != CUREDUCE_OP_PROD && op != CUREDUCE_OP_EXACT_SUM) /* min, max, arg keep the type */
     *accumulator = input;
   else if (input == CUREDUCE_F64)
     *accumulator = CUREDUCE_F64;
@@ -73,7 +77,8 @@ cureduce_status cureduce_accumulator_type(cureduce_op op, cureduce_dtype input,
 }
 
 cureduce_status cureduce_check_not_empty(cureduce_op op, uint64_t n) {
-  CUREDUCE_RETURN_ERROR_IF(n == 0 && op != CUREDUCE_OP_SUM && op != CUREDUCE_OP_PROD, EMPTY_INPUT,
+  bool has_identity = op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_PROD || op == CUREDUCE_OP_EXACT_SUM;
+  CUREDUCE_RETURN_ERROR_IF(n == 0 && !has_identity, EMPTY_INPUT,
                            "%s of zero elements", cureduce_op_name(op));
   return CUREDUCE_STATUS_OK;
 }

@@ -11,8 +11,8 @@
 bool cureduce_op_is_valid(int op);
 bool cureduce_dtype_is_valid(int dtype);
 bool cureduce_op_is_arg(cureduce_op op);
-/* EMPTY_INPUT for min, max, argmin and argmax of zero elements, which have no value; sum and prod
- * of zero elements are their identities. */
+/* EMPTY_INPUT for min, max, argmin and argmax of zero elements, which have no value; sum, prod
+ * and exact_sum of zero elements are their identities. */
 cureduce_status cureduce_check_not_empty(cureduce_op op, uint64_t n);
 bool cureduce_dtype_is_float(cureduce_dtype dtype);
 /* Bytes the result of (op, output type) takes on the device: 16 for argmin/argmax. */

@@ -8,10 +8,13 @@
 #include "kcache.h"
 
 /* A single pass's workspace: the ticket that finds the last block to finish (0 between launches;
- * the last block re-arms it), then one partial of at most 16 bytes per block. */
+ * the last block re-arms it); exact sums' accumulator words (exact.h; zero between launches, the
+ * last block clears them), where no other kernel writes, so that a stream's slot may serve every
+ * operation; then one partial of at most 16 bytes per block for the other operations. */
 enum {
   CUREDUCE_WORKSPACE_TICKET = 0,
-  CUREDUCE_WORKSPACE_PARTIALS = 256,
+  CUREDUCE_WORKSPACE_EXACT = 16,
+  CUREDUCE_WORKSPACE_PARTIALS = 1024,
   CUREDUCE_WORKSPACE_ALIGNMENT = 16,
   CUREDUCE_MAX_GRID = 8192,
   CUREDUCE_WORKSPACE_MAX_BYTES = CUREDUCE_WORKSPACE_PARTIALS + CUREDUCE_MAX_GRID * 16
@@ -28,6 +31,9 @@ cureduce_status cureduce_fit_resident(const cureduce_driver *driver, CUfunction 
 
 /* Workspace bytes a single pass of `grid` blocks needs: none for one block. */
 size_t cureduce_single_pass_workspace_bytes(const cureduce_spec *spec, unsigned grid);
+/* Bytes from its start that a caller's workspace must hold as zeros before a launch: the ticket,
+ * and for exact sums the accumulator words. */
+size_t cureduce_workspace_armed_bytes(const cureduce_spec *spec);
 
 /* Launches a single pass of `grid` blocks on `stream`; `workspace` (0 for one block) must hold
  * a zero ticket. The context must be current. */

@@ -132,11 +132,11 @@ cureduce_status cureduce_plan_refuse_capture(const cureduce_context *context, CU
   return CUREDUCE_STATUS_OK;
 }
 
-/* The workspace of a multi-block launch, armed on the stream: the caller's (its ticket zeroed
- * on the stream first: any content will do), or the stream's slot, whose ticket every launch
- * leaves at zero. */
-static cureduce_status arm_workspace(cureduce_context *context, const cureduce_launch *launch, size_t needed,
-                                     CUdeviceptr *workspace) {
+/* The workspace of a multi-block launch, armed on the stream: the caller's (its ticket, and an
+ * exact sum's words, zeroed on the stream first: any content will do), or the stream's slot,
+ * which every launch leaves so. */
+static cureduce_status arm_workspace(cureduce_context *context, const cureduce_launch *launch,
+                                     const cureduce_spec *spec, size_t needed, CUdeviceptr *workspace) {
   if (launch->workspace) {
     CUREDUCE_RETURN_ERROR_IF(launch->workspace_bytes < needed, INVALID_ARGUMENT,
                              "workspace of %zu bytes given, %zu needed (cureduce_plan_workspace_size)",
@@ -147,7 +147,8 @@ static cureduce_status arm_workspace(cureduce_context *context, const cureduce_l
     if (context->check_pointers)
       CUREDUCE_FORWARD_IF_ERROR(
           cureduce_check_device_pointer(context, (const void *)(uintptr_t)launch->workspace, "workspace"));
-    CUREDUCE_CU(context->driver->cuMemsetD32Async(launch->workspace + CUREDUCE_WORKSPACE_TICKET, 0, 1, launch->stream));
+    CUREDUCE_CU(context->driver->cuMemsetD32Async(launch->workspace, 0, cureduce_workspace_armed_bytes(spec) / 4,
+                                                  launch->stream));
     *workspace = launch->workspace;
     return CUREDUCE_STATUS_OK;
   }
@@ -174,7 +175,7 @@ cureduce_status cureduce_plan_run(cureduce_context *context, const cureduce_choi
   if (grid > 1) {
     size_t needed = cureduce_single_pass_workspace_bytes(&choice->spec, grid);
     CUREDUCE_FORWARD_IF_ERROR(
-        explain_launch_failure(context, launch->stream, arm_workspace(context, launch, needed, &workspace)));
+        explain_launch_failure(context, launch->stream, arm_workspace(context, launch, &choice->spec, needed, &workspace)));
   }
   return explain_launch_failure(context, launch->stream,
                                 cureduce_launch_single_pass(context->driver, &choice->spec, choice->kernel, grid,

@@ -4,6 +4,7 @@
 
 #include "dtype.h"
 #include "error.h"
+#include "exact.h"
 #include "source.h"
 #include "strbuf.h"
 
@@ -39,7 +40,7 @@ static int strategy_templates(const cureduce_spec *spec, const char *files[4]) {
     return 4;
   }
   files[0] = CUREDUCE_COMMON_TEMPLATE;
-  files[1] = strategy;
+  files[1] = spec->op == CUREDUCE_OP_EXACT_SUM ? "exact_sum.cu" : strategy; /* its own single pass */
   return 2;
 }
 
@@ -68,6 +69,11 @@ cureduce_status cureduce_source_generate(const cureduce_spec *spec, const curedu
                          "#define CUREDUCE_BLOCK %u\n#define CUREDUCE_UNROLL %u\n"
                          "#define CUREDUCE_VECTOR_BYTES %u\n",
                          spec->op, spec->input, spec->output, spec->block, spec->unroll, spec->vector_bytes);
+  if (spec->op == CUREDUCE_OP_EXACT_SUM) {
+    cureduce_exact_layout layout = cureduce_exact_layout_of((cureduce_dtype)spec->input);
+    cureduce_strbuf_printf(&out, "#define CUREDUCE_EXACT_BASE (%d)\n#define CUREDUCE_EXACT_DIGITS %u\n", layout.base,
+                           layout.digits);
+  }
   for (int i = 0; i < count; i++)
     write_template(&out, files[i], cureduce_template_find(templates, files[i]));
   *source = cureduce_strbuf_take(&out);

@@ -37,6 +37,7 @@ START_TEST(test_types_and_accumulators) {
       {CUREDUCE_OP_SUM, CUREDUCE_I8, CUREDUCE_I64},   {CUREDUCE_OP_PROD, CUREDUCE_U8, CUREDUCE_U64},
       {CUREDUCE_OP_SUM, CUREDUCE_I32, CUREDUCE_I64},  {CUREDUCE_OP_SUM, CUREDUCE_U32, CUREDUCE_U64},
       {CUREDUCE_OP_MIN, CUREDUCE_F16, CUREDUCE_F16},  {CUREDUCE_OP_ARGMAX, CUREDUCE_U64, CUREDUCE_U64},
+      {CUREDUCE_OP_EXACT_SUM, CUREDUCE_BF16, CUREDUCE_F32}, {CUREDUCE_OP_EXACT_SUM, CUREDUCE_F64, CUREDUCE_F64},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
     cureduce_dtype accumulator;
@@ -48,7 +49,10 @@ START_TEST(test_types_and_accumulators) {
   ck_assert(cureduce_check_types(CUREDUCE_OP_SUM, CUREDUCE_F16, CUREDUCE_F64) == CUREDUCE_STATUS_UNSUPPORTED);
   ck_assert(strstr(cureduce_last_error_detail(), "sum of f16 may give f16 or f32, not f64"));
   ck_assert(cureduce_check_types(CUREDUCE_OP_MAX, CUREDUCE_I8, CUREDUCE_I64) == CUREDUCE_STATUS_UNSUPPORTED);
-  ck_assert(cureduce_check_types((cureduce_op)6, CUREDUCE_F32, CUREDUCE_F32) == CUREDUCE_STATUS_UNSUPPORTED);
+  ck_assert(cureduce_check_types(CUREDUCE_OP_EXACT_SUM, CUREDUCE_I32, CUREDUCE_I64) == CUREDUCE_STATUS_UNSUPPORTED);
+  ck_assert(strstr(cureduce_last_error_detail(), "exact_sum takes float inputs; a sum of i32 is exact already"));
+  ck_assert(cureduce_check_types(CUREDUCE_OP_EXACT_SUM, CUREDUCE_F32, CUREDUCE_F64) == CUREDUCE_STATUS_UNSUPPORTED);
+  ck_assert(cureduce_check_types(CUREDUCE_OP_COUNT, CUREDUCE_F32, CUREDUCE_F32) == CUREDUCE_STATUS_UNSUPPORTED);
   ck_assert(cureduce_check_types(CUREDUCE_OP_SUM, (cureduce_dtype)10, CUREDUCE_F32) == CUREDUCE_STATUS_UNSUPPORTED);
   ck_assert_ptr_null(cureduce_dtype_name((cureduce_dtype)-1));
   ck_assert_uint_eq(cureduce_dtype_size(CUREDUCE_BF16), 2);

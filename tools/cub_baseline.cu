@@ -9,6 +9,9 @@ extern "C" int cureduce_cub_reduce(cureduce_op op, cureduce_dtype type, const vo
   const cub_call call = {op, input, n, output, temp, temp_bytes, static_cast<cudaStream_t>(stream)};
   switch (op) {
   case CUREDUCE_OP_SUM: return cub_sum(type, call);
+  /* Against exact sums, CUB's plain (run-to-run deterministic) Sum: the toolkit's CUB 3.0.1 has no
+   * gpu_to_gpu determinism to compare with. */
+  case CUREDUCE_OP_EXACT_SUM: return cub_sum(type, call);
   case CUREDUCE_OP_PROD: return cub_product(type, call);
   case CUREDUCE_OP_MIN:
   case CUREDUCE_OP_MAX: return cub_extreme(type, call);

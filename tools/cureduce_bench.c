@@ -35,7 +35,8 @@ static void usage(FILE *out) {
         "\n"
         "  --ladder          time every rung of the classic reduce ladder instead (default: f32 sum\n"
         "                    at n = 2^24 and 2^28)\n"
-        "  --ops LIST        operations, e.g. sum,max (sum, prod, min, max, argmin, argmax)\n"
+        "  --ops LIST        operations, e.g. sum,max (sum, prod, min, max, argmin, argmax,\n"
+        "                    exact_sum: float types only)\n"
         "  --types LIST      input types, e.g. f32,bf16\n"
         "  --all             every input type\n"
         "  --sizes LIST      element counts, e.g. 2^20,1000000\n"
@@ -56,7 +57,8 @@ static void usage(FILE *out) {
         "Columns: us, the median of event-timed single calls; b2b us, the mean of calls enqueued\n"
         "back to back; GB/s and %ceil from the median, %b2b from the back-to-back mean (the launch\n"
         "latency left out); CUB us and CUB/cr, CUB's median over cureduce's, for every operation\n"
-        "(Sum, a multiply Reduce for prod, Min, Max, ArgMin, ArgMax).\n"
+        "(Sum, a multiply Reduce for prod, Min, Max, ArgMin, ArgMax; plain Sum beside exact_sum,\n"
+        "as CUB 3.0.1 has no gpu_to_gpu determinism). exact_sum is checked bit for bit at every n.\n"
         "The comparison ends with the host overhead: the CPU time to enqueue one cureduce_reduce\n"
         "against one bare cuLaunchKernel of the same kernel and grid.\n",
         out);
@@ -321,7 +323,7 @@ static cureduce_value run_once(bench *b, const call *c) {
 static const char *verify(bench *b, const call *c, bool have_cub, bool random_data) {
   cureduce_value got = run_once(b, c);
   char why[256];
-  if (c->n <= (size_t)1 << 24) {
+  if (c->n <= (size_t)1 << 24 || c->op == CUREDUCE_OP_EXACT_SUM) { /* exact sums: every bit, at any n */
     size_t bytes = c->n * cureduce_dtype_size(c->input);
     void *host = malloc(bytes ? bytes : 1);
     check_cuda(b->cu->cuMemcpyDtoH(host, b->data, bytes), "cuMemcpyDtoH");
@@ -478,7 +480,8 @@ static int compare_all(const options *o, bench *b, bool have_cub, double *ratios
       for (int s = 0; s < o->size_count; s++) {
         cureduce_op op = (cureduce_op)o->ops[p];
         cureduce_dtype type = (cureduce_dtype)o->types[t], output;
-        cureduce_accumulator_type(op, type, &output);
+        if (cureduce_accumulator_type(op, type, &output) != CUREDUCE_STATUS_OK)
+          continue; /* exact_sum of an integer type */
         call c = {.kind = CALL_LIBRARY, .op = op, .input = type, .output = output, .n = o->sizes[s]};
         if (c.n * cureduce_dtype_size(type) + o->offset > b->input_bytes)
           continue;

@@ -130,14 +130,15 @@ static int parse_options(int argc, char **argv, options *o) {
 }
 
 /* Every (op, input, output) the options name: each input with its own type and, for sums and
- * products, its wider accumulator. */
+ * products, its wider accumulator; exact_sum for float inputs only. */
 static size_t make_jobs(const options *o, cureduce_tune_job *jobs) {
   size_t count = 0;
   for (int p = 0; p < o->op_count; p++)
     for (int t = 0; t < o->type_count; t++) {
       cureduce_op op = (cureduce_op)o->ops[p];
       cureduce_dtype input = (cureduce_dtype)o->types[t], accumulator;
-      cureduce_accumulator_type(op, input, &accumulator);
+      if (cureduce_accumulator_type(op, input, &accumulator) != CUREDUCE_STATUS_OK)
+        continue;
       jobs[count++] = (cureduce_tune_job){op, input, input};
       if (accumulator != input)
         jobs[count++] = (cureduce_tune_job){op, input, accumulator};

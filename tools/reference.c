@@ -228,6 +228,10 @@ static void fill_products(cureduce_dtype type, void *data, size_t count) {
 }
 
 void cureduce_ref_fill(cureduce_op op, cureduce_dtype type, void *data, size_t count) {
+  if (op == CUREDUCE_OP_EXACT_SUM) { /* data whose sums round: exactness is what is checked */
+    cureduce_ref_fill_rounding(type, data, count);
+    return;
+  }
   if (is_float(type) && op == CUREDUCE_OP_PROD) {
     fill_products(type, data, count);
     return;
@@ -403,6 +407,8 @@ static cureduce_ref_result extreme_reference(cureduce_op op, cureduce_dtype inpu
 
 cureduce_ref_result cureduce_ref_expected(cureduce_op op, cureduce_dtype input, cureduce_dtype output, const void *data,
                                    size_t n) {
+  if (op == CUREDUCE_OP_EXACT_SUM)
+    return cureduce_ref_exact_sum(input, output, data, n);
   if (op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_PROD)
     return is_float(input) ? float_reference(op, input, output, data, n)
                            : integer_reference(op, input, output, data, n);

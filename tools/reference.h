@@ -25,7 +25,7 @@ float cureduce_ref_bf16_to_float(uint16_t bits);
 uint16_t cureduce_ref_float_to_bf16(float value); /* round to nearest even */
 
 /* Fills count elements with fresh random data suited to the operation (never zeros or a
- * constant): for float sums, multiples of 2^-5 in [-1, 1], whose partial sums are exact in the
+ * constant): for exact sums, cureduce_ref_fill_rounding's; for float sums, multiples of 2^-5 in [-1, 1], whose partial sums are exact in the
  * accumulator for every size tested (see reference.c); for float products, log-symmetric
  * factors near 1; for integer products, odd values, so that wrap-around never collapses to 0;
  * for min/max/arg, values from a small grid so that ties occur. */
@@ -52,6 +52,10 @@ cureduce_ref_result cureduce_ref_expected(cureduce_op op, cureduce_dtype input, 
  * u the accumulator's unit roundoff (see reference.c). */
 cureduce_ref_result cureduce_ref_expected_sum(cureduce_dtype input, cureduce_dtype output, const void *data, size_t n,
                                               unsigned depth);
+
+/* The exact sum of data[0..n) rounded once to the output type, as CUREDUCE_OP_EXACT_SUM promises:
+ * tolerance 0, every bit (reference_exact.c). */
+cureduce_ref_result cureduce_ref_exact_sum(cureduce_dtype input, cureduce_dtype output, const void *data, size_t n);
 
 /* true when `got` matches `expected` for (op, output); otherwise writes why into `why`. */
 bool cureduce_ref_matches(cureduce_op op, cureduce_dtype output, const cureduce_value *got,

@@ -6,7 +6,7 @@
  * the same thing).
  *
  * Device memory: cureduce_context_create() allocates one block of device memory, the library's
- * workspace: `settings.max_streams` slots of 131,328 bytes and 64 result cells of 16 bytes (2.0 MiB
+ * workspace: `settings.max_streams` slots of 132,096 bytes and 64 result cells of 16 bytes (2.0 MiB
  * with the default 16 slots), freed by cureduce_context_destroy(). Each stream that runs a
  * multi-block reduction without a workspace of its own is given one slot on first use and keeps it
  * until cureduce_release_stream() or cureduce_context_destroy(); each cureduce_reduce_to_host()
@@ -19,7 +19,8 @@
  * Calls on different streams run concurrently; calls on one stream are ordered by the stream.
  *
  * Determinism: for a given GPU, kernel configuration and input address, a reduction gives the
- * bitwise same result on every run. There are no floating-point atomics.
+ * bitwise same result on every run. There are no floating-point atomics. CUREDUCE_OP_EXACT_SUM
+ * gives the same bits everywhere: on every GPU, configuration and input address.
  */
 #ifndef CUREDUCE_CUREDUCE_H
 #define CUREDUCE_CUREDUCE_H
@@ -94,6 +95,12 @@ typedef enum cureduce_op {
   CUREDUCE_OP_MAX = 3,
   CUREDUCE_OP_ARGMIN = 4,
   CUREDUCE_OP_ARGMAX = 5,
+  /* The exact mathematical sum of the inputs, rounded once to the output type (to nearest, ties
+   * to even): the same bits on every GPU, kernel configuration, tuning and input address. Float
+   * inputs only. An exact zero is +0; NaN if any input is NaN or both infinities occur, else an
+   * infinity if one occurs; a finite exact sum beyond the output's range rounds to an infinity.
+   * n must be below 2^64 (any size_t): the accumulator provably cannot overflow. */
+  CUREDUCE_OP_EXACT_SUM = 6,
   CUREDUCE_OP_COUNT
 } cureduce_op;
 
@@ -122,6 +129,7 @@ CUREDUCE_API size_t cureduce_dtype_size(cureduce_dtype dtype);
  *   sum, prod:  f16, bf16, f32 -> f32;  f64 -> f64;  signed integers -> i64;  unsigned -> u64.
  *               Integer sums and products wrap around modulo 2^64 (two's complement), and an
  *               output type narrower than 64 bits keeps the low bits of that result.
+ *   exact_sum:  f16, bf16, f32 -> f32;  f64 -> f64 (an integer sum is exact already: use sum).
  *   min, max, argmin, argmax: the input type.
  * The output type of a call must be the input type or the accumulator type.
  * Returns CUREDUCE_STATUS_UNSUPPORTED (and writes nothing) for any other pair.

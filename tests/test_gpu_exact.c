@@ -1,0 +1,316 @@
+/* Exact sums on the GPU, bit for bit against the host's exact reference (tools/reference_exact.c,
+ * itself checked against exact rationals by exact_reference.py), on fresh random data built to be
+ * hard: every finite value of the type at once, heavy cancellation, sums at a rounding tie,
+ * subnormal inputs and results, results at the edge of overflow, NaN and infinities, huge and tiny
+ * values alternating. Each through every spec the tuner may pick (so every configuration gives the
+ * same bits), the plan's own choice, the shortcut, two streams and three input alignments; then
+ * grids small enough that each thread's bands are moved into the superaccumulator mid-loop, and
+ * f16 beyond 2^32 elements where the device has the memory. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "tune.h"
+
+static const cureduce_dtype float_types[] = {CUREDUCE_F16, CUREDUCE_BF16, CUREDUCE_F32, CUREDUCE_F64};
+
+/* ---- the type's bit layout ------------------------------------------------------------------------ */
+
+typedef struct layout {
+  int exponent_bits, fraction_bits;
+} layout;
+
+static layout layout_of(cureduce_dtype type) {
+  switch (type) {
+  case CUREDUCE_F16: return (layout){5, 10};
+  case CUREDUCE_BF16: return (layout){8, 7};
+  case CUREDUCE_F32: return (layout){8, 23};
+  default: return (layout){11, 52};
+  }
+}
+
+static uint64_t compose(cureduce_dtype type, bool negative, uint64_t biased_exponent, uint64_t fraction) {
+  layout l = layout_of(type);
+  return (uint64_t)negative << (l.exponent_bits + l.fraction_bits) | biased_exponent << l.fraction_bits |
+         (fraction & ((1ull << l.fraction_bits) - 1));
+}
+
+static uint64_t max_biased(cureduce_dtype type) { return (1ull << layout_of(type).exponent_bits) - 2; }
+
+static void put_bits(cureduce_dtype type, void *data, size_t i, uint64_t bits) {
+  memcpy((char *)data + i * cureduce_dtype_size(type), &bits, cureduce_dtype_size(type));
+}
+
+static uint64_t get_bits(cureduce_dtype type, const void *data, size_t i) {
+  uint64_t bits = 0;
+  memcpy(&bits, (const char *)data + i * cureduce_dtype_size(type), cureduce_dtype_size(type));
+  return bits;
+}
+
+static uint64_t random_finite(cureduce_dtype type, uint64_t lowest_biased, uint64_t highest_biased) {
+  return compose(type, cureduce_ref_random() & 1, (uint64_t)cureduce_ref_random_range((int64_t)lowest_biased,
+                                                                                       (int64_t)highest_biased),
+                 cureduce_ref_random());
+}
+
+static uint64_t negated(cureduce_dtype type, uint64_t bits) {
+  layout l = layout_of(type);
+  return bits ^ 1ull << (l.exponent_bits + l.fraction_bits);
+}
+
+/* Moves each element to a random place. */
+static void shuffle(cureduce_dtype type, void *data, size_t n) {
+  for (size_t i = n - 1; i > 0; i--) {
+    size_t j = (size_t)cureduce_ref_random_range(0, (int64_t)i);
+    uint64_t a = get_bits(type, data, i), b = get_bits(type, data, j);
+    put_bits(type, data, i, b);
+    put_bits(type, data, j, a);
+  }
+}
+
+/* ---- the hard data ---------------------------------------------------------------------------------- */
+
+typedef enum kind {
+  EVERY_BINADE,   /* random finite values, exponents uniform over the whole type, subnormals too */
+  CANCELLATION,   /* random values and their negations, and a few small ones: the sum is small */
+  TIE_TO_EVEN,    /* cancelling pairs, then 1 and half an ulp of 1: a tie, rounded to even (1) */
+  TIE_UP,         /* the same with 1 + ulp and half an ulp: rounded up to 1 + 2 ulp */
+  SUBNORMAL,      /* subnormals of both signs: a subnormal sum */
+  OVERFLOW_EDGE,  /* the largest finite value, cancelling pairs of it and noise: finite at the edge */
+  OVERFLOW_TIE,   /* the same plus half an ulp of the largest value: rounds to infinity */
+  HUGE_AND_TINY,  /* huge and tiny values alternating, random signs */
+  NAN_AT_END,     /* random data, and a NaN last */
+  BOTH_INFINITIES,/* random data with +inf and -inf somewhere: NaN */
+  MINUS_INFINITY, /* random data with -inf somewhere: -inf */
+  KIND_COUNT
+} kind;
+
+static const char *const kind_names[KIND_COUNT] = {
+    "every binade", "cancellation", "tie to even", "tie up", "subnormal", "overflow edge", "overflow tie",
+    "huge and tiny", "NaN at the end", "both infinities", "minus infinity"};
+
+/* Significand bits, with the implicit one. */
+static int precision_of(cureduce_dtype type) { return layout_of(type).fraction_bits + 1; }
+
+/* 2^e in the type, subnormal if need be (e within its range). */
+static uint64_t power_of_two_bits(cureduce_dtype type, int e) {
+  layout l = layout_of(type);
+  int bias = (1 << (l.exponent_bits - 1)) - 1;
+  if (e + bias >= 1)
+    return compose(type, false, (uint64_t)(e + bias), 0);
+  return compose(type, false, 0, 1ull << (e + bias - 1 + l.fraction_bits));
+}
+
+static void fill(kind k, cureduce_dtype type, cureduce_dtype output, void *data, size_t n) {
+  uint64_t top = max_biased(type), one = power_of_two_bits(type, 0);
+  uint64_t largest = compose(type, false, top, ~0ull), infinity = compose(type, false, top + 1, 0);
+  size_t pairs = n / 2 - 8;
+  for (size_t i = 0; i < n; i++)
+    put_bits(type, data, i, random_finite(type, 0, top));
+  switch (k) {
+  case EVERY_BINADE: return;
+  case HUGE_AND_TINY:
+    for (size_t i = 0; i < n; i++)
+      put_bits(type, data, i, i % 2 ? random_finite(type, top - 3, top - 1) : random_finite(type, 0, 3));
+    return;
+  case NAN_AT_END: put_bits(type, data, n - 1, compose(type, false, top + 1, 1ull << (layout_of(type).fraction_bits - 1))); return;
+  case BOTH_INFINITIES:
+    put_bits(type, data, (size_t)cureduce_ref_random_range(0, (int64_t)n / 2), infinity);
+    put_bits(type, data, (size_t)cureduce_ref_random_range((int64_t)n / 2 + 1, (int64_t)n - 1), negated(type, infinity));
+    return;
+  case MINUS_INFINITY: put_bits(type, data, (size_t)cureduce_ref_random_range(0, (int64_t)n - 1), negated(type, infinity)); return;
+  default: break;
+  }
+  /* The rest: cancelling pairs in the first 2 * pairs places, then a few chosen values. */
+  uint64_t low = k == SUBNORMAL ? 0 : 1, high = k == SUBNORMAL ? 0 : top;
+  for (size_t i = 0; i < pairs; i++) {
+    uint64_t x = k == OVERFLOW_EDGE || k == OVERFLOW_TIE ? largest : random_finite(type, low, high);
+    put_bits(type, data, 2 * i, x);
+    put_bits(type, data, 2 * i + 1, negated(type, x));
+  }
+  for (size_t i = 2 * pairs; i < n; i++)
+    put_bits(type, data, i, k == SUBNORMAL ? random_finite(type, 0, 0) : 0);
+  size_t rest = 2 * pairs;
+  int p = precision_of(output);
+  switch (k) {
+  case CANCELLATION: put_bits(type, data, rest, random_finite(type, 1, top / 2)); break;
+  case TIE_TO_EVEN: /* 1 + 2^-p: halfway between 1 (even) and 1 + 2^(1-p) in the output */
+    put_bits(type, data, rest, one);
+    put_bits(type, data, rest + 1, power_of_two_bits(type, -p));
+    break;
+  case TIE_UP: /* 1 + 3 * 2^-p: halfway between 1 + 2^(1-p) (odd) and 1 + 2^(2-p) */
+    put_bits(type, data, rest, one);
+    put_bits(type, data, rest + 1, power_of_two_bits(type, 1 - p));
+    put_bits(type, data, rest + 2, power_of_two_bits(type, -p));
+    break;
+  case OVERFLOW_EDGE: put_bits(type, data, rest, largest); break;
+  case OVERFLOW_TIE: /* the largest finite value and half its ulp: a tie, its significand odd */
+    put_bits(type, data, rest, largest);
+    put_bits(type, data, rest + 1, compose(type, false, top - (uint64_t)precision_of(type), 0));
+    break;
+  default: break;
+  }
+  shuffle(type, data, n);
+}
+
+/* ---- running --------------------------------------------------------------------------------------- */
+
+/* One exact sum: the pinned spec (or the plan's own choice for NULL, or the shortcut for
+ * "shortcut"), into a poisoned output, on `stream`. */
+static cureduce_value run_exact(const harness_gpu *gpu, cureduce_dtype type, cureduce_dtype output, CUdeviceptr input,
+                                size_t n, CUdeviceptr out, const char *spec, CUstream stream) {
+  ck_assert(gpu->cu->cuMemsetD8(out, 0xA5, 16) == CUDA_SUCCESS);
+  cureduce_status status;
+  if (spec && strcmp(spec, "shortcut") == 0) {
+    status = cureduce_reduce(gpu->context, CUREDUCE_OP_EXACT_SUM, type, (const void *)(uintptr_t)input, n, output,
+                             (void *)(uintptr_t)out, stream);
+  } else {
+    cureduce_problem problem;
+    cureduce_problem_init(&problem, CUREDUCE_OP_EXACT_SUM, type, output, n);
+    cureduce_plan *plan = NULL;
+    status = cureduce_plan_create(&plan, gpu->context, &problem, spec);
+    ck_assert_msg(status == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
+    status = cureduce_plan_execute(plan, (const void *)(uintptr_t)input, (void *)(uintptr_t)out, NULL, 0, stream);
+    cureduce_plan_destroy(plan);
+  }
+  ck_assert_msg(status == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
+  ck_assert(gpu->cu->cuStreamSynchronize(stream) == CUDA_SUCCESS);
+  cureduce_value got = {.index = -1};
+  harness_download(gpu, &got.value, out, cureduce_dtype_size(output));
+  return got;
+}
+
+static void expect_bits(cureduce_dtype output, const cureduce_value *got, const cureduce_ref_result *want,
+                        const char *what) {
+  char why[256];
+  ck_assert_msg(cureduce_ref_matches(CUREDUCE_OP_EXACT_SUM, output, got, want, why, sizeof why), "%s: %s", what, why);
+}
+
+static cureduce_dtype output_of(cureduce_dtype type, int which) {
+  return which == 0 || type == CUREDUCE_F32 || type == CUREDUCE_F64 ? type : CUREDUCE_F32;
+}
+
+/* Loop index: kind * 4 + type. Every spec of the tune space, the plan's choice, the shortcut, a
+ * stream of the test's own and start offsets of one and three elements, for each output type. */
+START_TEST(test_hard_data) {
+  kind k = (kind)(_i / 4);
+  cureduce_dtype type = float_types[_i % 4];
+  harness_gpu gpu = harness_gpu_open();
+  size_t n = ((size_t)1 << 20) + 13 + (size_t)cureduce_ref_random_range(0, 1000), element = cureduce_dtype_size(type);
+  unsigned char *host = malloc((n + 3) * element);
+  ck_assert(host);
+  CUdeviceptr input = harness_device_alloc(&gpu, (n + 3) * element), out = harness_device_alloc(&gpu, 16);
+  CUstream stream;
+  ck_assert(gpu.cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+  for (int which = 0; which < (type == CUREDUCE_F16 || type == CUREDUCE_BF16 ? 2 : 1); which++) {
+    cureduce_dtype output = output_of(type, which);
+    fill(k, type, output, host, n + 3);
+    harness_upload(&gpu, input, host, (n + 3) * element);
+    for (size_t offset = 0; offset < 4; offset += 3 - 2 * offset) { /* 0, then 3 elements in */
+      cureduce_ref_result want = cureduce_ref_exact_sum(type, output, host + offset * element, n);
+      char what[256];
+      cureduce_tune_job job = {CUREDUCE_OP_EXACT_SUM, type, output};
+      cureduce_spec specs[64];
+      size_t count = cureduce_tune_space(&job, &gpu.context->info, false, specs, 64);
+      ck_assert(count > 1);
+      for (size_t s = 0; s < count + 3; s++) {
+        char text[CUREDUCE_SPEC_TEXT_MAX];
+        if (s < count)
+          cureduce_spec_format(&specs[s], text);
+        const char *spec = s < count ? text : s == count ? NULL : "shortcut";
+        CUstream on = s == count + 2 ? stream : NULL;
+        cureduce_value got = run_exact(&gpu, type, output, input + offset * element, n, out, spec, on);
+        snprintf(what, sizeof what, "%s, %s->%s, n = %zu, offset %zu, %s%s", kind_names[k], cureduce_dtype_name(type),
+                 cureduce_dtype_name(output), n, offset, spec ? spec : "the plan's choice",
+                 on ? " on a stream of its own" : "");
+        expect_bits(output, &got, &want, what);
+      }
+    }
+  }
+  gpu.cu->cuStreamDestroy(stream);
+  gpu.cu->cuMemFree(input);
+  gpu.cu->cuMemFree(out);
+  free(host);
+  harness_gpu_close(&gpu);
+}
+END_TEST
+
+/* Loop index: the type. One block an SM of 32 threads with one load a tile: each thread meets
+ * thousands of tiles, more than a band may take before it is moved (tiles_per_flush), on 2^27
+ * elements of data that rounds, and of every binade. */
+START_TEST(test_bands_moved_mid_loop) {
+  cureduce_dtype type = float_types[_i];
+  harness_gpu gpu = harness_gpu_open();
+  size_t n = ((size_t)1 << 27) + 5, element = cureduce_dtype_size(type);
+  unsigned char *host = malloc(n * element);
+  ck_assert(host);
+  CUdeviceptr input = harness_device_alloc(&gpu, n * element), out = harness_device_alloc(&gpu, 16);
+  cureduce_dtype output = output_of(type, 0);
+  char spec[CUREDUCE_SPEC_TEXT_MAX];
+  snprintf(spec, sizeof spec, "exact_sum:%s->%s/single_pass/b32/u1/v16/g1", cureduce_dtype_name(type),
+           cureduce_dtype_name(output));
+  for (int data = 0; data < 2; data++) {
+    if (data == 0)
+      cureduce_ref_fill_rounding(type, host, n);
+    else
+      fill(EVERY_BINADE, type, output, host, n);
+    harness_upload(&gpu, input, host, n * element);
+    cureduce_ref_result want = cureduce_ref_exact_sum(type, output, host, n);
+    cureduce_value small_grid = run_exact(&gpu, type, output, input, n, out, spec, NULL);
+    cureduce_value chosen = run_exact(&gpu, type, output, input, n, out, NULL, NULL);
+    expect_bits(output, &small_grid, &want, spec);
+    expect_bits(output, &chosen, &want, "the plan's choice");
+  }
+  gpu.cu->cuMemFree(input);
+  gpu.cu->cuMemFree(out);
+  free(host);
+  harness_gpu_close(&gpu);
+}
+END_TEST
+
+/* 2^32 + 3 f16 elements (8 GiB) where the device has room: a 64 MiB block of data that rounds,
+ * repeated, with fresh random values at 4096 random places and in the last block. */
+START_TEST(test_beyond_2_to_the_32) {
+  harness_gpu gpu = harness_gpu_open();
+  size_t n = ((size_t)1 << 32) + 3, bytes = n * 2, block = (size_t)32 << 20;
+  CUdeviceptr input = 0;
+  if (gpu.cu->cuMemAlloc(&input, bytes) != CUDA_SUCCESS) {
+    printf("test_beyond_2_to_the_32: the device has no room for %zu bytes: not run\n", bytes);
+    harness_gpu_close(&gpu);
+    return;
+  }
+  uint16_t *host = malloc(bytes);
+  ck_assert(host);
+  cureduce_ref_fill_rounding(CUREDUCE_F16, host, block);
+  for (size_t at = block; at < n; at += block)
+    memcpy(host + at, host, (at + block <= n ? block : n - at) * 2);
+  cureduce_ref_fill_rounding(CUREDUCE_F16, host + (n - block), block);
+  for (int i = 0; i < 4096; i++)
+    cureduce_ref_fill_rounding(CUREDUCE_F16, host + cureduce_ref_random_range(0, (int64_t)n - 1), 1);
+  CUdeviceptr out = harness_device_alloc(&gpu, 16);
+  harness_upload(&gpu, input, host, bytes);
+  for (int which = 0; which < 2; which++) {
+    cureduce_dtype output = output_of(CUREDUCE_F16, which);
+    cureduce_ref_result want = cureduce_ref_exact_sum(CUREDUCE_F16, output, host, n);
+    cureduce_value got = run_exact(&gpu, CUREDUCE_F16, output, input, n, out, NULL, NULL);
+    expect_bits(output, &got, &want, which ? "f16->f32, 2^32 + 3 elements" : "f16->f16, 2^32 + 3 elements");
+  }
+  gpu.cu->cuMemFree(input);
+  gpu.cu->cuMemFree(out);
+  free(host);
+  harness_gpu_close(&gpu);
+}
+END_TEST
+
+int main(void) {
+  Suite *suite = suite_create("gpu-exact");
+  TCase *cases = tcase_create("exact");
+  tcase_set_timeout(cases, 900);
+  tcase_add_loop_test(cases, test_hard_data, 0, 4 * KIND_COUNT);
+  tcase_add_loop_test(cases, test_bands_moved_mid_loop, 0, 4);
+  tcase_add_test(cases, test_beyond_2_to_the_32);
+  suite_add_tcase(suite, cases);
+  return harness_run(suite, true);
+}
