@@ -167,6 +167,7 @@ template <int SIGNIFICAND, int WIDTH, int COUNT, int FIXED_TOP> struct float_ban
   static const int count = COUNT;
   static const int adds_log2 = FIXED_TOP ? 13 : 14;
   static const int first_top = -150;  // the bands of an empty start: only zeros fit below 2^-149
+  static const bool fixed = FIXED_TOP != 0;
   float upper, lower[COUNT];  // band k: lower[k] <= |x| < (k ? lower[k - 1] : upper)
   int top;
 
@@ -218,6 +219,7 @@ struct double_levels {
   static const int count = 3;
   static const int adds_log2 = 13;
   static const int first_top = -2000;  // kept at p = -954: levels for the tiniest elements only
+  static const bool fixed = false;
   double upper, m[3];
   int top;
 
@@ -308,13 +310,34 @@ struct warp_state {
   double acc[bands::count];
   superaccumulator total;
   int tiles;
+  bool placed;  // the bands are placed by the warp's first tile
 
   __device__ __forceinline__ void start() {
 #pragma unroll
     for (int k = 0; k < bands::count; k++) acc[k] = 0.0;
     total.clear();
     tiles = 0;
-    b.place(bands::first_top);  // the first larger element places the bands
+    placed = bands::fixed;
+    b.place(bands::first_top);
+  }
+
+  // Places the bands at the largest finite element of the warp's first tile, so that the first
+  // tile does not take the rare path (which, on small inputs, most warps would: they see one tile).
+  __device__ __forceinline__ void place(const vector_t *loaded) {
+    int largest = -2000;
+#pragma unroll
+    for (int k = 0; k < CUREDUCE_UNROLL; k++) {
+      unpacked u;
+      u.raw = loaded[k];
+#pragma unroll
+      for (int j = 0; j < vector_elements; j++) {
+        const value_t x = element_value(u.element[j]), a = x < 0 ? -x : x;
+        if (a != 0 && a - a == 0) largest = max(largest, exponent_of(a));  // a - a: NaN for infinity and NaN
+      }
+    }
+    largest = warp_max(largest);
+    if (largest > -2000) b.place(largest);
+    placed = true;
   }
 
   // Moves the bands' sums into the superaccumulator: each band's units summed over the warp
@@ -335,14 +358,15 @@ struct warp_state {
   }
 
   // The rare path, warp-wide: raise the bands to the largest finite element that missed, then add
-  // or deposit, one element of one lane at a time, what the first pass left out.
+  // or deposit, one element of one lane at a time, what the first pass left out. Its loops stay
+  // loops: unrolled, they made the kernel several times larger and slower to compile.
   __device__ __forceinline__ void take_misses(const tile &t) {
     int largest = -2000;
 #pragma unroll 1
     for (int k = 0; k < CUREDUCE_UNROLL; k++) {
       unpacked u;
       u.raw = t.load(k);
-#pragma unroll
+#pragma unroll 1
       for (int j = 0; j < vector_elements; j++) {
         const value_t x = element_value(u.element[j]);
         if (b.is_large(x)) largest = max(largest, exponent_of(x < 0 ? -x : x));
@@ -358,7 +382,7 @@ struct warp_state {
     for (int k = 0; k < CUREDUCE_UNROLL; k++) {
       unpacked u;
       u.raw = t.load(k);
-#pragma unroll
+#pragma unroll 1
       for (int j = 0; j < vector_elements; j++) {
         const double missed = before.leftover(element_value(u.element[j]));  // what the first pass left out
         double rest = 0.0;
@@ -372,6 +396,7 @@ struct warp_state {
   }
 
   __device__ __forceinline__ void take(const vector_t *loaded, const tile &t) {
+    if (!placed) place(loaded);
     bool missed = false;
 #pragma unroll
     for (int k = 0; k < CUREDUCE_UNROLL; k++) {
@@ -446,6 +471,7 @@ __device__ bool any_below(const s64 *digit, int position) {
 // Carries every digit into [0, 2^32), then makes the digits the magnitude; true when negative.
 __device__ bool magnitude_of(s64 *digit) {
   s64 carry = 0;
+#pragma unroll 8  // the loads do not wait for the carries
   for (int d = 0; d < CUREDUCE_EXACT_DIGITS; d++) {
     const s64 v = digit[d] + carry;
     digit[d] = v & 0xffffffffll;
@@ -453,6 +479,7 @@ __device__ bool magnitude_of(s64 *digit) {
   }
   if (carry >= 0) return false;
   unsigned long long increment = 1;  // negate: not the digits, plus one
+#pragma unroll 8
   for (int d = 0; d < CUREDUCE_EXACT_DIGITS; d++) {
     const unsigned long long v = (~(unsigned long long)digit[d] & 0xffffffffull) + increment;
     digit[d] = (s64)(v & 0xffffffffull);

@@ -33,7 +33,10 @@ START_TEST(test_every_production_kernel_compiles) {
   cureduce_diskcache_open(&memory_only, NULL, &quiet);
   for (int input = 0; input < CUREDUCE_DTYPE_COUNT; input++) {
     cureduce_dtype accumulator;
-    cureduce_accumulator_type(op, (cureduce_dtype)input, &accumulator);
+    if (cureduce_accumulator_type(op, (cureduce_dtype)input, &accumulator) != CUREDUCE_STATUS_OK) {
+      ck_assert(op == CUREDUCE_OP_EXACT_SUM && input > CUREDUCE_F64); /* exact sums take floats only */
+      continue;
+    }
     cureduce_dtype outputs[2] = {(cureduce_dtype)input, accumulator};
     for (int o = 0; o < (accumulator == (cureduce_dtype)input ? 1 : 2); o++) {
       cureduce_spec spec = cureduce_spec_heuristic(op, (cureduce_dtype)input, outputs[o], 2048);

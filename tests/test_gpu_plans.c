@@ -114,7 +114,8 @@ START_TEST(test_describe_pin_and_workspace) {
   ck_assert_str_eq(info.spec, "sum:f32->f32/single_pass/b256/u4/v16/g8");
   ck_assert_int_eq(info.origin, CUREDUCE_PLAN_HEURISTIC);
   ck_assert_uint_eq(info.block, 256);
-  ck_assert(info.grid > 1 && info.workspace_bytes == 256 + (size_t)info.grid * 4 && info.workspace_alignment == 16);
+  ck_assert(info.grid > 1 && info.workspace_bytes == CUREDUCE_WORKSPACE_PARTIALS + (size_t)info.grid * 4 &&
+            info.workspace_alignment == 16);
   size_t bytes, alignment;
   ck_assert(cureduce_plan_workspace_size(plan, &bytes, &alignment) == CUREDUCE_STATUS_OK);
   ck_assert(bytes == info.workspace_bytes && alignment == 16);
