@@ -73,14 +73,14 @@ static void shuffle(cureduce_dtype type, void *data, size_t n) {
 /* ---- the hard data ---------------------------------------------------------------------------------- */
 
 typedef enum kind {
-  EVERY_BINADE,   /* random finite values, exponents uniform over the whole type, subnormals too */
+  EVERY_BINADE,   /* random finite values, exponents uniform from the subnormals to 17 below the top */
   CANCELLATION,   /* random values and their negations, and a few small ones: the sum is small */
   TIE_TO_EVEN,    /* cancelling pairs, then 1 and half an ulp of 1: a tie, rounded to even (1) */
   TIE_UP,         /* the same with 1 + ulp and half an ulp: rounded up to 1 + 2 ulp */
   SUBNORMAL,      /* subnormals of both signs: a subnormal sum */
   OVERFLOW_EDGE,  /* the largest finite value, cancelling pairs of it and noise: finite at the edge */
   OVERFLOW_TIE,   /* the same plus half an ulp of the largest value: rounds to infinity */
-  HUGE_AND_TINY,  /* huge and tiny values alternating, random signs */
+  HUGE_AND_TINY,  /* huge (near 2^-17 of the largest) and subnormal values alternating, random signs */
   NAN_AT_END,     /* random data, and a NaN last */
   BOTH_INFINITIES,/* random data with +inf and -inf somewhere: NaN */
   MINUS_INFINITY, /* random data with -inf somewhere: -inf */
@@ -104,16 +104,17 @@ static uint64_t power_of_two_bits(cureduce_dtype type, int e) {
 }
 
 static void fill(kind k, cureduce_dtype type, cureduce_dtype output, void *data, size_t n) {
-  uint64_t top = max_biased(type), one = power_of_two_bits(type, 0);
+  /* Random values below 2^(top - 17) in magnitude: n <= 2^17 of them sum to a finite value. */
+  uint64_t top = max_biased(type), one = power_of_two_bits(type, 0), below = top - 17;
   uint64_t largest = compose(type, false, top, ~0ull), infinity = compose(type, false, top + 1, 0);
   size_t pairs = n / 2 - 8;
   for (size_t i = 0; i < n; i++)
-    put_bits(type, data, i, random_finite(type, 0, top));
+    put_bits(type, data, i, random_finite(type, 0, below));
   switch (k) {
   case EVERY_BINADE: return;
   case HUGE_AND_TINY:
     for (size_t i = 0; i < n; i++)
-      put_bits(type, data, i, i % 2 ? random_finite(type, top - 3, top - 1) : random_finite(type, 0, 3));
+      put_bits(type, data, i, i % 2 ? random_finite(type, below - 3, below) : random_finite(type, 0, 3));
     return;
   case NAN_AT_END: put_bits(type, data, n - 1, compose(type, false, top + 1, 1ull << (layout_of(type).fraction_bits - 1))); return;
   case BOTH_INFINITIES:
@@ -126,7 +127,7 @@ static void fill(kind k, cureduce_dtype type, cureduce_dtype output, void *data,
   /* The rest: cancelling pairs in the first 2 * pairs places, then a few chosen values. */
   uint64_t low = k == SUBNORMAL ? 0 : 1, high = k == SUBNORMAL ? 0 : top;
   for (size_t i = 0; i < pairs; i++) {
-    uint64_t x = k == OVERFLOW_EDGE || k == OVERFLOW_TIE ? largest : random_finite(type, low, high);
+    uint64_t x = k == OVERFLOW_EDGE || k == OVERFLOW_TIE ? largest : random_finite(type, low, high < below ? high : below);
     put_bits(type, data, 2 * i, x);
     put_bits(type, data, 2 * i + 1, negated(type, x));
   }
@@ -135,7 +136,7 @@ static void fill(kind k, cureduce_dtype type, cureduce_dtype output, void *data,
   size_t rest = 2 * pairs;
   int p = precision_of(output);
   switch (k) {
-  case CANCELLATION: put_bits(type, data, rest, random_finite(type, 1, top / 2)); break;
+  case CANCELLATION: put_bits(type, data, rest, random_finite(type, 1, below)); break;
   case TIE_TO_EVEN: /* 1 + 2^-p: halfway between 1 (even) and 1 + 2^(1-p) in the output */
     put_bits(type, data, rest, one);
     put_bits(type, data, rest + 1, power_of_two_bits(type, -p));
@@ -200,6 +201,7 @@ START_TEST(test_hard_data) {
   cureduce_dtype type = float_types[_i % 4];
   harness_gpu gpu = harness_gpu_open();
   size_t n = ((size_t)1 << 16) + 13 + (size_t)cureduce_ref_random_range(0, 1000), element = cureduce_dtype_size(type);
+  ck_assert(n <= (size_t)1 << 17); /* fill()'s values are small enough for sums of that many */
   unsigned char *host = malloc((n + 3) * element);
   ck_assert(host);
   CUdeviceptr input = harness_device_alloc(&gpu, (n + 3) * element), out = harness_device_alloc(&gpu, 16);
@@ -207,9 +209,12 @@ START_TEST(test_hard_data) {
   ck_assert(gpu.cu->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
   for (int which = 0; which < (type == CUREDUCE_F16 || type == CUREDUCE_BF16 ? 2 : 1); which++) {
     cureduce_dtype output = output_of(type, which);
-    fill(k, type, output, host, n + 3);
-    harness_upload(&gpu, input, host, (n + 3) * element);
-    for (size_t offset = 0; offset < 4; offset += 3 - 2 * offset) { /* 0, then 3 elements in */
+    static const size_t offsets[] = {0, 3}; /* elements from the start of the buffer */
+    for (size_t o = 0; o < 2; o++) {
+      size_t offset = offsets[o];
+      fill(EVERY_BINADE, type, output, host, n + 3); /* what lies outside the n elements */
+      fill(k, type, output, host + offset * element, n);
+      harness_upload(&gpu, input, host, (n + 3) * element);
       cureduce_ref_result want = cureduce_ref_exact_sum(type, output, host + offset * element, n);
       char what[256];
       cureduce_tune_job job = {CUREDUCE_OP_EXACT_SUM, type, output};
