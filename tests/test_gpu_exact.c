@@ -245,7 +245,7 @@ END_TEST
 
 /* Loop index: the type. One block an SM of 32 threads with one load a tile: each thread meets
  * more tiles than a band may take before it is moved (tiles_per_flush: 1024 for f16, 2048 for
- * bf16, 4096 for f32 and f64), on data that rounds. */
+ * bf16, 4096 for f32 and f64), on data that rounds: a block of it repeated, and a fresh last block. */
 START_TEST(test_bands_moved_mid_loop) {
   cureduce_dtype type = float_types[_i];
   harness_gpu gpu = harness_gpu_open();
@@ -257,7 +257,11 @@ START_TEST(test_bands_moved_mid_loop) {
   char spec[CUREDUCE_SPEC_TEXT_MAX];
   snprintf(spec, sizeof spec, "exact_sum:%s->%s/single_pass/b32/u1/v16/g1", cureduce_dtype_name(type),
            cureduce_dtype_name(output));
-  cureduce_ref_fill_rounding(type, host, n);
+  size_t block = (size_t)1 << 22; /* fresh data that rounds, repeated: filling 2^27 takes a minute */
+  cureduce_ref_fill_rounding(type, host, block);
+  for (size_t at = block; at < n; at += block)
+    memcpy(host + at * element, host, (at + block <= n ? block : n - at) * element);
+  cureduce_ref_fill_rounding(type, host + (n - block) * element, block);
   harness_upload(&gpu, input, host, n * element);
   cureduce_ref_result want = cureduce_ref_exact_sum(type, output, host, n);
   cureduce_value small_grid = run_exact(&gpu, type, output, input, n, out, spec, NULL);
