@@ -440,7 +440,7 @@ static void print_row(const options *o, const bench *b, const row *r, bool first
   const char *op = cureduce_op_name(r->c->op), *type = cureduce_dtype_name(r->c->input);
   switch (o->format) {
   case FORMAT_TABLE:
-    printf("%-6s %-5s %12zu %9.2f %9.2f %8.1f %6.1f %6.1f %9.2f %8.3f %6s\n", op, type, r->c->n, r->us, r->b2b_us,
+    printf("%-9s %-5s %12zu %9.2f %9.2f %8.1f %6.1f %6.1f %9.2f %8.3f %6s\n", op, type, r->c->n, r->us, r->b2b_us,
            rate, ceiling, b2b_ceiling, r->cub_us, ratio, r->checked);
     break;
   case FORMAT_CSV:
@@ -467,7 +467,7 @@ static void print_comparison_header(const options *o) {
   if (o->format == FORMAT_CSV)
     printf("op,type,n,us,b2b_us,gbps,pct_ceiling,pct_ceiling_b2b,cub_us,cub_over_cureduce,checked\n");
   else if (o->format == FORMAT_TABLE)
-    printf("%-6s %-5s %12s %9s %9s %8s %6s %6s %9s %8s %6s\n", "op", "type", "n", "us", "b2b us", "GB/s", "%ceil",
+    printf("%-9s %-5s %12s %9s %9s %8s %6s %6s %9s %8s %6s\n", "op", "type", "n", "us", "b2b us", "GB/s", "%ceil",
            "%b2b", "CUB us", "CUB/cr", "check");
 }
 
