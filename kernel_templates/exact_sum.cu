@@ -7,6 +7,9 @@
 //   CUREDUCE_EXACT_BASE    the exponent of the superaccumulator's lowest bit: the quantum every
 //                          input of this type is a multiple of (2^-149 for f32)
 //   CUREDUCE_EXACT_DIGITS  its 32-bit digits, a multiple of 32 (a whole number per warp lane)
+//   CUREDUCE_EXACT_PRECISION, CUREDUCE_EXACT_LOWEST   the output type's significand bits and
+//                          the exponent of its smallest subnormal
+// and exact_round.h comes before it: the rounding (cureduce_exact_round), shared with the host.
 //
 // How a sum stays exact:
 //  1. A thread adds its elements into a few double accumulators ("bands"), each of which only
@@ -445,75 +448,6 @@ __device__ __forceinline__ void read_input(warp_state &w, const input_t *__restr
   }
 }
 
-// ---- Rounding once ------------------------------------------------------------------------------------
-// The words of a superaccumulator (digits, then the NaN, +inf and -inf counts) as a value of the
-// output type, rounded to nearest, ties to even. An exact zero is +0. One thread, once a launch.
-template <int OUT> struct output_format;
-template <> struct output_format<CUREDUCE_DTYPE_F16> { static const int precision = 11, lowest = -24; };
-template <> struct output_format<CUREDUCE_DTYPE_BF16> { static const int precision = 8, lowest = -133; };
-template <> struct output_format<CUREDUCE_DTYPE_F32> { static const int precision = 24, lowest = -149; };
-template <> struct output_format<CUREDUCE_DTYPE_F64> { static const int precision = 53, lowest = -1074; };
-
-// The digits as a magnitude, in place: words[d] in [0, 2^32) after magnitude_of().
-__device__ unsigned long long bits_from(const s64 *digit, int position) {  // 64 bits from a position >= 0
-  const int d = position / 32, shift = position % 32;
-  unsigned long long word[3];
-#pragma unroll
-  for (int i = 0; i < 3; i++) word[i] = d + i < CUREDUCE_EXACT_DIGITS ? (unsigned long long)digit[d + i] : 0ull;
-  const unsigned long long low = word[0] | word[1] << 32;
-  return shift ? low >> shift | word[2] << (64 - shift) : low;
-}
-__device__ bool any_below(const s64 *digit, int position) {
-  for (int d = 0; d < position / 32; d++)
-    if (digit[d]) return true;
-  return position % 32 && ((unsigned long long)digit[position / 32] & ((1ull << (position % 32)) - 1ull));
-}
-// Carries every digit into [0, 2^32), then makes the digits the magnitude; true when negative.
-__device__ bool magnitude_of(s64 *digit) {
-  s64 carry = 0;
-#pragma unroll 8  // the loads do not wait for the carries
-  for (int d = 0; d < CUREDUCE_EXACT_DIGITS; d++) {
-    const s64 v = digit[d] + carry;
-    digit[d] = v & 0xffffffffll;
-    carry = v >> 32;  // floor: the digits stay the two's complement of the value
-  }
-  if (carry >= 0) return false;
-  unsigned long long increment = 1;  // negate: not the digits, plus one
-#pragma unroll 8
-  for (int d = 0; d < CUREDUCE_EXACT_DIGITS; d++) {
-    const unsigned long long v = (~(unsigned long long)digit[d] & 0xffffffffull) + increment;
-    digit[d] = (s64)(v & 0xffffffffull);
-    increment = v >> 32;
-  }
-  return true;
-}
-
-// Rounds the words (overwriting them) to the output type.
-__device__ __noinline__ double round_words(s64 *words) {
-  typedef output_format<CUREDUCE_OUTPUT> format;
-  const s64 nans = words[CUREDUCE_EXACT_DIGITS], plus = words[CUREDUCE_EXACT_DIGITS + 1];
-  const s64 minus = words[CUREDUCE_EXACT_DIGITS + 2];
-  if (nans || (plus && minus)) return __longlong_as_double(0x7ff8000000000000ll);
-  if (plus || minus) return plus ? __longlong_as_double(0x7ff0000000000000ll) : __longlong_as_double((s64)0xfff0000000000000ull);
-
-  const bool negative = magnitude_of(words);
-  int highest = -1;
-  for (int d = CUREDUCE_EXACT_DIGITS - 1; d >= 0 && highest < 0; d--)
-    if (words[d]) highest = 32 * d + 63 - __clzll(words[d]);
-  if (highest < 0) return 0.0;
-
-  // Keep `precision` bits from the highest, but none below the output's smallest subnormal.
-  int low = max(highest - format::precision + 1, format::lowest - CUREDUCE_EXACT_BASE);
-  low = max(low, 0);
-  unsigned long long kept = bits_from(words, low) & ((2ull << (highest - low)) - 1);
-  if (low > 0) {
-    const bool half = (bits_from(words, low - 1) & 1) != 0, beyond = any_below(words, low - 1);
-    if (half && (beyond || (kept & 1))) kept++;  // may carry to 2^precision: still exact below
-  }
-  const double rounded = scalbn((double)kept, low + CUREDUCE_EXACT_BASE);  // infinity past the range
-  return negative ? -rounded : rounded;
-}
-
 }  // namespace exact
 }  // namespace cureduce
 
@@ -559,7 +493,8 @@ extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK, min_resident_blocks
     __syncthreads();
   }
   if (threadIdx.x == 0) {
-    store_result(out, round_words(block_words));
+    store_result(out, cureduce_exact_round(block_words, CUREDUCE_EXACT_DIGITS, CUREDUCE_EXACT_BASE,
+                                           CUREDUCE_EXACT_PRECISION, CUREDUCE_EXACT_LOWEST));
     if (gridDim.x > 1) *(unsigned *)work = 0;
   }
 }

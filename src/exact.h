@@ -19,10 +19,21 @@ typedef struct cureduce_exact_layout {
 /* The most words of any type (f64's 96 digits and the three counts): what a workspace reserves. */
 #define CUREDUCE_EXACT_MAX_WORDS 99
 
+/* A float output type as the rounding sees it: significand bits, and the exponent of its smallest
+ * subnormal. */
+typedef struct cureduce_exact_format {
+  int precision, lowest;
+} cureduce_exact_format;
+cureduce_exact_format cureduce_exact_format_of(cureduce_dtype output);
+
 /* The layout for a float input type; {0, 0} for any other. */
 cureduce_exact_layout cureduce_exact_layout_of(cureduce_dtype input);
 
 /* 64-bit words of the accumulator: the digits and the three special-value counts. */
 size_t cureduce_exact_words(cureduce_dtype input);
+
+/* The words of an accumulator for `input` (overwritten) rounded once to `output`, as the kernels
+ * round them (the same code: kernel_templates/exact_round.h), as a double. */
+double cureduce_exact_round_words(long long *words, cureduce_dtype input, cureduce_dtype output);
 
 #endif

@@ -31,7 +31,8 @@ static void write_template(cureduce_strbuf *out, const char *name, const char *t
 }
 
 /* The templates of a strategy, in order: the shared algebra, then for the classic ladder its
- * scaffolding around the rung, else the strategy alone. */
+ * scaffolding around the rung, for exact_sum its rounding and its own single pass, else the
+ * strategy alone. */
 static int strategy_templates(const cureduce_spec *spec, const char *files[4]) {
   const char *strategy = cureduce_strategy_template(spec->strategy);
   if (cureduce_strategy_passes(spec->strategy) == CUREDUCE_PASSES_CLASSIC) {
@@ -40,7 +41,12 @@ static int strategy_templates(const cureduce_spec *spec, const char *files[4]) {
     return 4;
   }
   files[0] = CUREDUCE_COMMON_TEMPLATE;
-  files[1] = spec->op == CUREDUCE_OP_EXACT_SUM ? "exact_sum.cu" : strategy; /* its own single pass */
+  if (spec->op == CUREDUCE_OP_EXACT_SUM) { /* a single pass of its own, and the rounding it shares with the host */
+    files[1] = "exact_round.h";
+    files[2] = "exact_sum.cu";
+    return 3;
+  }
+  files[1] = strategy;
   return 2;
 }
 
@@ -71,8 +77,11 @@ cureduce_status cureduce_source_generate(const cureduce_spec *spec, const curedu
                          spec->op, spec->input, spec->output, spec->block, spec->unroll, spec->vector_bytes);
   if (spec->op == CUREDUCE_OP_EXACT_SUM) {
     cureduce_exact_layout layout = cureduce_exact_layout_of((cureduce_dtype)spec->input);
-    cureduce_strbuf_printf(&out, "#define CUREDUCE_EXACT_BASE (%d)\n#define CUREDUCE_EXACT_DIGITS %u\n", layout.base,
-                           layout.digits);
+    cureduce_exact_format format = cureduce_exact_format_of((cureduce_dtype)spec->output);
+    cureduce_strbuf_printf(&out,
+                           "#define CUREDUCE_EXACT_BASE (%d)\n#define CUREDUCE_EXACT_DIGITS %u\n"
+                           "#define CUREDUCE_EXACT_PRECISION %d\n#define CUREDUCE_EXACT_LOWEST (%d)\n",
+                           layout.base, layout.digits, format.precision, format.lowest);
   }
   for (int i = 0; i < count; i++)
     write_template(&out, files[i], cureduce_template_find(templates, files[i]));

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Checks the host's exact-sum reference (tools/reference_exact.c) against Python's exact rationals.
+"""Checks the host's exact-sum reference (tools/reference_exact.c) and the kernels' rounding
+(kernel_templates/exact_round.h) against Python's exact rationals.
 
 usage: exact_reference.py CLI [SEED]
 
-Writes cases to CLI (tests/exact_reference_cli.c): hard ones (cancellation, ties to even,
+Writes cases to CLI (tests/exact_reference_cli.c), which answers each with both results: hard ones (cancellation, ties to even,
 subnormal results, the edge of overflow, specials, alternating huge and tiny values) and random
 ones over each type's whole exponent range, and compares every result bit for bit with the sum
 computed in fractions.Fraction and rounded to nearest even by this script.
@@ -123,19 +124,20 @@ def main(argv):
     all_cases = list(cases(rng))
     text = "".join("%s %s %d %s\n" % (k, o, len(b), " ".join("%x" % x for x in b)) for k, o, b in all_cases)
     run = subprocess.run([argv[1]], input=text, capture_output=True, text=True, check=True)
-    results = run.stdout.split()
+    results = [line.split() for line in run.stdout.splitlines()]
     failures = 0
-    for (kind, output, bits), got in zip(all_cases, results):
+    for (kind, output, bits), answers in zip(all_cases, results):
         want = expected(kind, output, bits)
-        got_bits = int(got, 16)
-        ok = decode(output, got_bits) != decode(output, got_bits) if want is None else got_bits == want
-        if not ok:
-            failures += 1
-            if failures <= 10:
-                print("MISMATCH %s->%s %s: got %x, want %s" % (kind, output, [hex(b) for b in bits][:8], got_bits,
-                                                               "NaN" if want is None else hex(want)))
-    print("%d cases, %d mismatches (seed %d)" % (len(all_cases), failures, seed))
-    return 1 if failures or len(results) != len(all_cases) else 0
+        for who, got in zip(("reference", "kernels' rounding"), answers):
+            got_bits = int(got, 16)
+            ok = decode(output, got_bits) != decode(output, got_bits) if want is None else got_bits == want
+            if not ok:
+                failures += 1
+                if failures <= 10:
+                    print("MISMATCH %s, %s->%s %s: got %x, want %s" % (who, kind, output, [hex(b) for b in bits][:8],
+                                                                       got_bits, "NaN" if want is None else hex(want)))
+    print("%d cases, two answers each, %d mismatches (seed %d)" % (len(all_cases), failures, seed))
+    return 1 if failures or len(results) != len(all_cases) or any(len(a) != 2 for a in results) else 0
 
 
 if __name__ == "__main__":

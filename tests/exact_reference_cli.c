@@ -1,13 +1,52 @@
-/* Feeds cureduce_ref_exact_sum the cases tests/exact_reference.py writes, and prints its results,
- * so that the host's exact reference is itself checked against exact rational arithmetic.
+/* Feeds the cases tests/exact_reference.py writes to two exact sums, and prints both results, so
+ * that each is checked against exact rational arithmetic:
+ *   the host's reference, cureduce_ref_exact_sum (tools/reference_exact.c);
+ *   the kernels' rounding (kernel_templates/exact_round.h, through cureduce_exact_round_words),
+ *   given the accumulator words that this file fills bit by bit, as simply as it can be done.
  * Input, one case a line: "<input type> <output type> <count> <element bits in hex>...".
- * Output, one line a case: the result's bits in hex. */
+ * Output, one line a case: the two results' bits in hex. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dtype.h"
+#include "exact.h"
 #include "reference.h"
+
+static double value_of(cureduce_dtype type, const unsigned char *data, size_t i) {
+  uint16_t half;
+  float single;
+  double wide;
+  switch (type) {
+  case CUREDUCE_F16: memcpy(&half, data + 2 * i, 2); return cureduce_ref_f16_to_float(half);
+  case CUREDUCE_BF16: memcpy(&half, data + 2 * i, 2); return cureduce_ref_bf16_to_float(half);
+  case CUREDUCE_F32: memcpy(&single, data + 4 * i, 4); return single;
+  default: memcpy(&wide, data + 8 * i, 8); return wide;
+  }
+}
+
+/* The accumulator of the inputs, each significand bit added to its digit (few elements only:
+ * a digit takes at most 32 additions below 2^32 an element). */
+static void fill_words(cureduce_dtype type, const unsigned char *data, size_t count, long long *words) {
+  cureduce_exact_layout layout = cureduce_exact_layout_of(type);
+  memset(words, 0, cureduce_exact_words(type) * sizeof *words);
+  for (size_t i = 0; i < count; i++) {
+    double x = value_of(type, data, i);
+    if (isnan(x) || isinf(x)) {
+      words[layout.digits + (isnan(x) ? 0 : x > 0 ? 1 : 2)]++;
+      continue;
+    }
+    int exponent;
+    double fraction = frexp(fabs(x), &exponent); /* |x| = fraction * 2^exponent */
+    unsigned long long significand = (unsigned long long)ldexp(fraction, 53);
+    for (int bit = 0; bit < 53; bit++)
+      if (significand >> bit & 1) {
+        int position = exponent - 53 + bit - layout.base; /* >= 0: every input is a multiple of 2^base */
+        words[position / 32] += (x < 0 ? -1ll : 1ll) << (position % 32);
+      }
+  }
+}
 
 int main(void) {
   char input_name[16], output_name[16];
@@ -29,9 +68,18 @@ int main(void) {
       memcpy(data + i * size, &bits, size); /* little-endian: the low bytes */
     }
     cureduce_ref_result r = cureduce_ref_exact_sum((cureduce_dtype)input, (cureduce_dtype)output, data, count);
-    unsigned long long bits = 0;
-    memcpy(&bits, &r.value.value, cureduce_dtype_size((cureduce_dtype)output));
-    printf("%llx\n", bits);
+    unsigned long long reference = 0, kernels = 0;
+    memcpy(&reference, &r.value.value, cureduce_dtype_size((cureduce_dtype)output));
+    long long words[CUREDUCE_EXACT_MAX_WORDS];
+    fill_words((cureduce_dtype)input, data, count, words);
+    double rounded = cureduce_exact_round_words(words, (cureduce_dtype)input, (cureduce_dtype)output);
+    float rounded_single = (float)rounded; /* exact: the value is representable, or infinite, or NaN */
+    uint16_t half = output == CUREDUCE_F16    ? cureduce_ref_float_to_f16(rounded_single)
+                    : output == CUREDUCE_BF16 ? cureduce_ref_float_to_bf16(rounded_single)
+                                              : 0;
+    memcpy(&kernels, output == CUREDUCE_F64 ? (void *)&rounded : output == CUREDUCE_F32 ? (void *)&rounded_single : &half,
+           cureduce_dtype_size((cureduce_dtype)output));
+    printf("%llx %llx\n", reference, kernels);
     free(data);
   }
   return 0;
