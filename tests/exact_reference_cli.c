@@ -14,25 +14,13 @@
 #include "exact.h"
 #include "reference.h"
 
-static double value_of(cureduce_dtype type, const unsigned char *data, size_t i) {
-  uint16_t half;
-  float single;
-  double wide;
-  switch (type) {
-  case CUREDUCE_F16: memcpy(&half, data + 2 * i, 2); return cureduce_ref_f16_to_float(half);
-  case CUREDUCE_BF16: memcpy(&half, data + 2 * i, 2); return cureduce_ref_bf16_to_float(half);
-  case CUREDUCE_F32: memcpy(&single, data + 4 * i, 4); return single;
-  default: memcpy(&wide, data + 8 * i, 8); return wide;
-  }
-}
-
 /* The accumulator of the inputs, each significand bit added to its digit (few elements only:
  * a digit takes at most 32 additions below 2^32 an element). */
 static void fill_words(cureduce_dtype type, const unsigned char *data, size_t count, long long *words) {
   cureduce_exact_layout layout = cureduce_exact_layout_of(type);
   memset(words, 0, cureduce_exact_words(type) * sizeof *words);
   for (size_t i = 0; i < count; i++) {
-    double x = value_of(type, data, i);
+    double x = cureduce_ref_float_at(type, data, i);
     if (isnan(x) || isinf(x)) {
       words[layout.digits + (isnan(x) ? 0 : x > 0 ? 1 : 2)]++;
       continue;
@@ -43,7 +31,8 @@ static void fill_words(cureduce_dtype type, const unsigned char *data, size_t co
     for (int bit = 0; bit < 53; bit++)
       if (significand >> bit & 1) {
         int position = exponent - 53 + bit - layout.base; /* >= 0: every input is a multiple of 2^base */
-        words[position / 32] += (x < 0 ? -1ll : 1ll) << (position % 32);
+        long long unit = (long long)(1ull << (position % 32));
+        words[position / 32] += x < 0 ? -unit : unit;
       }
   }
 }
@@ -72,13 +61,10 @@ int main(void) {
     memcpy(&reference, &r.value.value, cureduce_dtype_size((cureduce_dtype)output));
     long long words[CUREDUCE_EXACT_MAX_WORDS];
     fill_words((cureduce_dtype)input, data, count, words);
-    double rounded = cureduce_exact_round_words(words, (cureduce_dtype)input, (cureduce_dtype)output);
-    float rounded_single = (float)rounded; /* exact: the value is representable, or infinite, or NaN */
-    uint16_t half = output == CUREDUCE_F16    ? cureduce_ref_float_to_f16(rounded_single)
-                    : output == CUREDUCE_BF16 ? cureduce_ref_float_to_bf16(rounded_single)
-                                              : 0;
-    memcpy(&kernels, output == CUREDUCE_F64 ? (void *)&rounded : output == CUREDUCE_F32 ? (void *)&rounded_single : &half,
-           cureduce_dtype_size((cureduce_dtype)output));
+    cureduce_value rounded; /* representable, infinite or NaN: the conversion to the output type is exact */
+    cureduce_ref_store_float((cureduce_dtype)output,
+                             cureduce_exact_round_words(words, (cureduce_dtype)input, (cureduce_dtype)output), &rounded);
+    memcpy(&kernels, &rounded.value, cureduce_dtype_size((cureduce_dtype)output));
     printf("%llx %llx\n", reference, kernels);
     free(data);
   }

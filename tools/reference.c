@@ -145,7 +145,7 @@ static bool is_signed(cureduce_dtype type) {
   return type == CUREDUCE_I8 || type == CUREDUCE_I32 || type == CUREDUCE_I64;
 }
 
-static long double float_at(cureduce_dtype type, const void *data, size_t i) {
+double cureduce_ref_float_at(cureduce_dtype type, const void *data, size_t i) {
   switch (type) {
   case CUREDUCE_F16: return cureduce_ref_f16_to_float(((const uint16_t *)data)[i]);
   case CUREDUCE_BF16: return cureduce_ref_bf16_to_float(((const uint16_t *)data)[i]);
@@ -165,7 +165,7 @@ static uint64_t integer_at(cureduce_dtype type, const void *data, size_t i) {
   }
 }
 
-static void store_float(cureduce_dtype type, long double x, cureduce_value *value) {
+void cureduce_ref_store_float(cureduce_dtype type, long double x, cureduce_value *value) {
   switch (type) {
   case CUREDUCE_F16: value->value.f16_bits = cureduce_ref_float_to_f16((float)x); break;
   case CUREDUCE_BF16: value->value.bf16_bits = cureduce_ref_float_to_bf16((float)x); break;
@@ -184,7 +184,7 @@ static void store_integer(cureduce_dtype type, uint64_t x, cureduce_value *value
 
 double cureduce_ref_value_as_double(cureduce_dtype type, const cureduce_value *value) {
   if (is_float(type))
-    return (double)float_at(type, &value->value, 0);
+    return cureduce_ref_float_at(type, &value->value, 0);
   uint64_t bits = integer_at(type, &value->value, 0);
   return is_signed(type) ? (double)(int64_t)bits : (double)bits;
 }
@@ -223,7 +223,7 @@ static void fill_products(cureduce_dtype type, void *data, size_t count) {
   for (size_t i = 0; i < count; i++) {
     double d = (1 - cureduce_ref_random_unit()) * spread;
     cureduce_ref_put_float(type, data, i, exp(log_product > 0 ? -d : d));
-    log_product += log((double)float_at(type, data, i));
+    log_product += log(cureduce_ref_float_at(type, data, i));
   }
 }
 
@@ -256,7 +256,7 @@ void cureduce_ref_fill_rounding(cureduce_dtype type, void *data, size_t count) {
     double x;
     if (i % 4 == 3 && i > 8) { /* nearly cancels one of the last few */
       size_t earlier = i - (size_t)cureduce_ref_random_range(1, 8);
-      x = -(double)float_at(type, data, earlier) * (1 + ldexp(cureduce_ref_random_unit() - 0.5, -20));
+      x = -cureduce_ref_float_at(type, data, earlier) * (1 + ldexp(cureduce_ref_random_unit() - 0.5, -20));
     } else {
       double mantissa = 1 + cureduce_ref_random_unit(); /* 53 random bits: every stored bit is used */
       x = ldexp(mantissa, (int)cureduce_ref_random_range(-binades, binades));
@@ -323,7 +323,7 @@ static cureduce_ref_result float_reference(cureduce_op op, cureduce_dtype input,
   long double total = op == CUREDUCE_OP_PROD ? 1.0L : 0.0L, max_abs = 0, sum_abs = 0;
   bool on_grid = true;
   for (size_t i = 0; i < n; i++) {
-    long double x = float_at(input, data, i);
+    long double x = cureduce_ref_float_at(input, data, i);
     if (op == CUREDUCE_OP_PROD) {
       total *= x;
     } else {
@@ -334,7 +334,7 @@ static cureduce_ref_result float_reference(cureduce_op op, cureduce_dtype input,
     }
   }
   cureduce_ref_result expected = {.value = {.index = -1}};
-  store_float(output, total, &expected.value);
+  cureduce_ref_store_float(output, total, &expected.value);
   expected.tolerance = op == CUREDUCE_OP_PROD ? product_tolerance(accumulator, n, total)
                                               : sum_tolerance(accumulator, n, on_grid, max_abs, sum_abs);
   return expected;
@@ -351,13 +351,13 @@ cureduce_ref_result cureduce_ref_expected_sum(cureduce_dtype input, cureduce_dty
   cureduce_accumulator_type(CUREDUCE_OP_SUM, input, &accumulator);
   long double total = 0, sum_abs = 0;
   for (size_t i = 0; i < n; i++) {
-    long double x = float_at(input, data, i);
+    long double x = cureduce_ref_float_at(input, data, i);
     total += x;
     sum_abs += fabsl(x);
   }
   long double du = (long double)depth * ldexpl(1.0L, -precision_bits(accumulator));
   cureduce_ref_result expected = {.value = {.index = -1}};
-  store_float(output, total, &expected.value);
+  cureduce_ref_store_float(output, total, &expected.value);
   expected.tolerance = du < 1 ? (double)(du / (1 - du) * sum_abs) : INFINITY;
   return expected;
 }
@@ -389,7 +389,7 @@ static cureduce_ref_result extreme_reference(cureduce_op op, cureduce_dtype inpu
   for (size_t i = 1; i < n; i++) {
     bool replace;
     if (is_float(input)) {
-      replace = better(float_at(input, data, i), float_at(input, data, best), is_max);
+      replace = better(cureduce_ref_float_at(input, data, i), cureduce_ref_float_at(input, data, best), is_max);
     } else if (is_signed(input)) {
       int64_t x = (int64_t)integer_at(input, data, i), y = (int64_t)integer_at(input, data, best);
       replace = is_max ? x > y : x < y;

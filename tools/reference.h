@@ -19,6 +19,11 @@ void cureduce_ref_put_float(cureduce_dtype type, void *data, size_t i, double x)
 double cureduce_ref_random_unit(void); /* [0, 1) */
 
 
+/* Element i of float data (f16, bf16, f32, f64), exactly, as a double. */
+double cureduce_ref_float_at(cureduce_dtype type, const void *data, size_t i);
+/* x rounded once to the float type (f16, bf16, f32 or f64), as a result's value. */
+void cureduce_ref_store_float(cureduce_dtype type, long double x, cureduce_value *value);
+
 float cureduce_ref_f16_to_float(uint16_t bits);
 uint16_t cureduce_ref_float_to_f16(float value); /* round to nearest even */
 float cureduce_ref_bf16_to_float(uint16_t bits);

@@ -80,15 +80,6 @@ static void add_bins(big *b, const wide *sum) {
   }
 }
 
-static double value_at(cureduce_dtype type, const void *data, size_t i) {
-  switch (type) {
-  case CUREDUCE_F16: return cureduce_ref_f16_to_float(((const uint16_t *)data)[i]);
-  case CUREDUCE_BF16: return cureduce_ref_bf16_to_float(((const uint16_t *)data)[i]);
-  case CUREDUCE_F32: return ((const float *)data)[i];
-  default: return ((const double *)data)[i];
-  }
-}
-
 /* sign * magnitude * 2^-1074 rounded to the output type, as a double (exact: the rounded value
  * is representable, or infinite). */
 static double round_to_double(cureduce_dtype output, bool negative, const big *magnitude) {
@@ -115,21 +106,12 @@ static double round_to_double(cureduce_dtype output, bool negative, const big *m
   return value;
 }
 
-static void store_double(cureduce_dtype output, double value, cureduce_value *result) {
-  switch (output) { /* value is representable, or infinite, or NaN: these conversions are exact */
-  case CUREDUCE_F16: result->value.f16_bits = cureduce_ref_float_to_f16((float)value); break;
-  case CUREDUCE_BF16: result->value.bf16_bits = cureduce_ref_float_to_bf16((float)value); break;
-  case CUREDUCE_F32: result->value.f32 = (float)value; break;
-  default: result->value.f64 = value; break;
-  }
-}
-
 cureduce_ref_result cureduce_ref_exact_sum(cureduce_dtype input, cureduce_dtype output, const void *data, size_t n) {
   static _Thread_local bins binned;
   memset(&binned, 0, sizeof binned);
   bool nan = false, plus_infinity = false, minus_infinity = false;
   for (size_t i = 0; i < n; i++) {
-    double x = value_at(input, data, i);
+    double x = cureduce_ref_float_at(input, data, i);
     if (isnan(x))
       nan = true;
     else if (isinf(x))
@@ -139,8 +121,8 @@ cureduce_ref_result cureduce_ref_exact_sum(cureduce_dtype input, cureduce_dtype 
   }
   cureduce_ref_result expected = {.value = {.index = -1}, .tolerance = 0};
   if (nan || plus_infinity || minus_infinity) {
-    store_double(output, nan || (plus_infinity && minus_infinity) ? NAN : plus_infinity ? INFINITY : -INFINITY,
-                 &expected.value);
+    cureduce_ref_store_float(output, nan || (plus_infinity && minus_infinity) ? NAN : plus_infinity ? INFINITY : -INFINITY,
+                             &expected.value);
     return expected;
   }
   big positive = {{0}}, negative = {{0}};
@@ -148,6 +130,6 @@ cureduce_ref_result cureduce_ref_exact_sum(cureduce_dtype input, cureduce_dtype 
   add_bins(&negative, binned.sum[1]);
   int order = big_compare(&positive, &negative);
   big difference = order >= 0 ? big_subtract(&positive, &negative) : big_subtract(&negative, &positive);
-  store_double(output, round_to_double(output, order < 0, &difference), &expected.value);
+  cureduce_ref_store_float(output, round_to_double(output, order < 0, &difference), &expected.value);
   return expected;
 }
