@@ -31,21 +31,28 @@ cureduce_status cureduce_fit_resident(const cureduce_driver *driver, CUfunction 
   return CUREDUCE_STATUS_OK;
 }
 
-size_t cureduce_single_pass_workspace_bytes(const cureduce_spec *spec, unsigned grid) {
-  if (grid <= 1)
-    return 0;
-  if (spec->op == CUREDUCE_OP_EXACT_SUM)
-    return cureduce_workspace_armed_bytes(spec);
-  return CUREDUCE_WORKSPACE_PARTIALS + (size_t)grid * cureduce_accumulator_bytes(spec->op, spec->input);
+/* An exact sum keeps one accumulator for the whole grid, where no other kernel writes (execute.h);
+ * every other operation one partial a block. */
+static bool one_accumulator(const cureduce_spec *spec) { return spec->op == CUREDUCE_OP_EXACT_SUM; }
+
+static size_t partials_offset(const cureduce_spec *spec) {
+  return one_accumulator(spec) ? CUREDUCE_WORKSPACE_EXACT : CUREDUCE_WORKSPACE_PARTIALS;
 }
 
 _Static_assert(CUREDUCE_WORKSPACE_EXACT + 8 * CUREDUCE_EXACT_MAX_WORDS <= CUREDUCE_WORKSPACE_PARTIALS,
                "exact sums' words lie below the partials of other operations");
 
+size_t cureduce_single_pass_workspace_bytes(const cureduce_spec *spec, unsigned grid) {
+  if (grid <= 1)
+    return 0;
+  size_t partials = one_accumulator(spec) ? 1 : grid;
+  return partials_offset(spec) + partials * cureduce_accumulator_bytes(spec->op, spec->input);
+}
+
 size_t cureduce_workspace_armed_bytes(const cureduce_spec *spec) {
-  if (spec->op == CUREDUCE_OP_EXACT_SUM)
-    return CUREDUCE_WORKSPACE_EXACT + 8 * cureduce_exact_words((cureduce_dtype)spec->input);
-  return 4;
+  if (!one_accumulator(spec))
+    return 4; /* the ticket */
+  return partials_offset(spec) + cureduce_accumulator_bytes(spec->op, spec->input); /* and the accumulator */
 }
 
 cureduce_status cureduce_launch_kernel(const cureduce_driver *driver, CUfunction function, unsigned grid, unsigned block,
@@ -61,8 +68,7 @@ cureduce_status cureduce_launch_single_pass(const cureduce_driver *driver, const
                                             unsigned grid, CUdeviceptr input, size_t n, CUdeviceptr output,
                                             CUdeviceptr workspace, CUstream stream) {
   CUREDUCE_RETURN_ERROR_IF(grid > 1 && !workspace, INVALID_ARGUMENT, "a multi-block single pass needs a workspace");
-  size_t partials_offset = spec->op == CUREDUCE_OP_EXACT_SUM ? CUREDUCE_WORKSPACE_EXACT : CUREDUCE_WORKSPACE_PARTIALS;
-  CUdeviceptr partials = workspace ? workspace + partials_offset : 0;
+  CUdeviceptr partials = workspace ? workspace + partials_offset(spec) : 0;
   CUdeviceptr ticket = workspace ? workspace + CUREDUCE_WORKSPACE_TICKET : 0;
   return cureduce_launch_kernel(driver, kernel, grid, spec->block, input, n, output, partials, ticket, stream);
 }
