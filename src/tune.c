@@ -8,6 +8,7 @@
 #include "build.h"
 #include "compiler.h"
 #include "error.h"
+#include "exact.h"
 #include "execute.h"
 #include "tune.h"
 
@@ -362,18 +363,36 @@ size_t cureduce_tune_bucket_size(unsigned bucket, size_t min_n, size_t max_n) {
   return n < min_n ? min_n : n > max_n ? max_n : n;
 }
 
-/* Random bytes over the whole buffer: a 16 MiB random block uploaded once, then doubled on the
- * device copy by copy (uploading gigabytes would take seconds of the tuning budget). Waits for
- * the copies: they run on the legacy stream, and the timed calls on the tuner's own stream
- * would not wait for them. */
-static cureduce_status fill_random(const cureduce_driver *cu, CUdeviceptr buffer, size_t bytes) {
+/* One random element of `type`. Floats: a random sign and significand, exponent in the 8
+ * binades below 1, so that sums round as on real data. Not random bits: those spread over every
+ * binade and hold NaNs, which no one sums and which would send every element of exact_sum down its
+ * slow path (one at a time), so that its tuning would pick for the wrong case. Integers: random. */
+static uint64_t random_element(uint64_t bits, cureduce_dtype type) {
+  const unsigned binade = (unsigned)(bits >> 60) & 7u; /* bits 61-63: the sign is bit 0 */
+  switch (type) {
+  case CUREDUCE_F16: return (bits & 1u) << 15 | (uint64_t)(14u - binade) << 10 | (bits >> 8 & 0x3ffu);
+  case CUREDUCE_BF16: return (bits & 1u) << 15 | (uint64_t)(126u - binade) << 7 | (bits >> 8 & 0x7fu);
+  case CUREDUCE_F32: return (bits & 1u) << 31 | (uint64_t)(126u - binade) << 23 | (bits >> 8 & 0x7fffffu);
+  case CUREDUCE_F64: return (bits & 1u) << 63 | (uint64_t)(1022u - binade) << 52 | (bits >> 8 & 0xfffffffffffffull);
+  default: return bits;
+  }
+}
+
+/* n random elements of `type` over the buffer: a 16 MiB block made on the host and uploaded once,
+ * then doubled on the device copy by copy (uploading gigabytes would take seconds of the tuning
+ * budget). Waits for the copies: they run on the legacy stream, and the timed calls on the
+ * tuner's own stream would not wait for them. */
+static cureduce_status fill_random(const cureduce_driver *cu, CUdeviceptr buffer, size_t n, cureduce_dtype type) {
+  const size_t element = cureduce_dtype_size(type), bytes = n * element;
   size_t block = (size_t)16 << 20;
   block = block < bytes ? block : bytes;
-  uint64_t *host = malloc(block + 8), state = 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)host;
+  unsigned char *host = malloc(block);
   CUREDUCE_RETURN_ERROR_IF(!host, OUT_OF_MEMORY, "no memory for random data");
-  for (size_t i = 0; i < block / 8 + 1; i++) {
+  uint64_t state = 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)host;
+  for (size_t at = 0; at < block; at += element) {
     state ^= state << 13, state ^= state >> 7, state ^= state << 17;
-    host[i] = state;
+    const uint64_t value = random_element(state, type);
+    memcpy(host + at, &value, element); /* the low bytes: the element on a little-endian host */
   }
   cureduce_status status =
       cureduce_driver_check(cu->cuMemcpyHtoD(buffer, host, block), "cuMemcpyHtoD", __FILE__, __LINE__);
@@ -391,7 +410,9 @@ static cureduce_status tune_all(bench_state *b, const cureduce_tune_job *jobs, s
                                 const cureduce_tune_options *options, cureduce_tunedb *results) {
   unsigned first = cureduce_size_bucket(options->min_n), last = cureduce_size_bucket(options->max_n);
   size_t total = job_count * (last - first + 1), done = 0;
-  for (size_t j = 0; j < job_count; j++)
+  for (size_t j = 0; j < job_count; j++) {
+    if (j == 0 || jobs[j].input != jobs[j - 1].input)
+      CUREDUCE_FORWARD_IF_ERROR(fill_random(b->context->driver, b->input, options->max_n, jobs[j].input));
     for (unsigned bucket = first; bucket <= last; bucket++) {
       cureduce_bucket_points points = cureduce_tune_points(&jobs[j], bucket, options->min_n, options->max_n);
       char what[96];
@@ -402,6 +423,7 @@ static cureduce_status tune_all(bench_state *b, const cureduce_tune_job *jobs, s
       CUREDUCE_FORWARD_IF_ERROR(tune_bucket(b, &jobs[j], &points, bucket, options->quick, &record));
       CUREDUCE_RETURN_ERROR_IF(!cureduce_tunedb_put(results, &record), OUT_OF_MEMORY, "no memory for a record");
     }
+  }
   report(options, total, total, "tuned");
   return CUREDUCE_STATUS_OK;
 }
@@ -445,9 +467,8 @@ cureduce_status cureduce_tune_jobs(cureduce_context *context, const cureduce_tun
   if (status == CUREDUCE_STATUS_OK)
     status = cureduce_driver_check(cu->cuMemAlloc(&b.input, bytes), "cuMemAlloc (tuning data)", __FILE__, __LINE__);
   if (status == CUREDUCE_STATUS_OK)
-    status = cureduce_driver_check(cu->cuMemAlloc(&b.output, 16), "cuMemAlloc", __FILE__, __LINE__);
-  if (status == CUREDUCE_STATUS_OK)
-    status = fill_random(cu, b.input, bytes);
+    status = cureduce_driver_check(cu->cuMemAlloc(&b.output, 8 * CUREDUCE_EXACT_MAX_WORDS), /* any result fits */
+                                   "cuMemAlloc", __FILE__, __LINE__);
   if (status == CUREDUCE_STATUS_OK)
     status = cureduce_workspace_slot(&context->workspace, b.stream, &b.slot);
   if (status == CUREDUCE_STATUS_OK)
