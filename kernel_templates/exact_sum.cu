@@ -258,8 +258,9 @@ struct double_levels {
 
 // resident_threads: the threads an SM should hold, which caps the registers (__launch_bounds__):
 // the fewer bands, the fewer registers a thread needs, and 16-bit types need the most loads in
-// flight per byte of work. Measured on an H200 by the SASS's spills: f16 fits 32 registers with
-// none, bf16 40, f32 48; f64 spills in its loop below 64.
+// flight per byte of work. Measured on an H200 at 2^28: f16 fits 32 registers without spills,
+// f32 48; bf16 ran 12% faster with 64 than with 40 (its two bands' compares and predicated adds
+// schedule better), f64 5% faster with 70 (its loop spills below 64).
 template <int IN> struct bands_of;
 template <> struct bands_of<CUREDUCE_DTYPE_F32> {
   typedef float_bands<24, 16, 3, 0> type;
@@ -267,7 +268,7 @@ template <> struct bands_of<CUREDUCE_DTYPE_F32> {
 };
 template <> struct bands_of<CUREDUCE_DTYPE_BF16> {
   typedef float_bands<8, 32, 2, 0> type;
-  static const int resident_threads = 1536;
+  static const int resident_threads = 1024;
 };
 template <> struct bands_of<CUREDUCE_DTYPE_F16> {
   typedef float_bands<11, 40, 1, 15> type;
@@ -275,7 +276,7 @@ template <> struct bands_of<CUREDUCE_DTYPE_F16> {
 };
 template <> struct bands_of<CUREDUCE_DTYPE_F64> {
   typedef double_levels type;
-  static const int resident_threads = 1024;
+  static const int resident_threads = 768;
 };
 typedef bands_of<CUREDUCE_INPUT>::type bands;
 typedef bands::value value_t;
@@ -453,6 +454,23 @@ __device__ __forceinline__ void read_input(warp_state &w, const input_t *__restr
 
 using namespace cureduce::exact;
 
+// Output i64: the sum itself, not rounded, for the caller to combine with others (cureduce.h,
+// "exact partials"): the digits carried into [-2^31, 2^31) (the highest keeps the rest), one
+// value has one such form, so every configuration writes the same words; then the three counts.
+// Partials so written add word by word, as 64-bit integers, more than 2^31 of them.
+const bool writes_words = CUREDUCE_OUTPUT == CUREDUCE_DTYPE_I64;
+
+__device__ void write_words(s64 *out, const s64 *words) {
+  s64 carry = 0;
+  for (int d = 0; d < CUREDUCE_EXACT_DIGITS; d++) {
+    const s64 v = words[d] + carry;
+    const s64 digit = d == CUREDUCE_EXACT_DIGITS - 1 ? v : ((v + (1ll << 31)) & 0xffffffffll) - (1ll << 31);
+    carry = (v - digit) >> 32;
+    out[d] = digit;
+  }
+  for (int i = CUREDUCE_EXACT_DIGITS; i < CUREDUCE_EXACT_DIGITS + 3; i++) out[i] = words[i];
+}
+
 // Each block sums into shared digits, then adds them to the workspace's; the last block to finish
 // rounds and clears the workspace's digits for the next launch, as it re-arms the ticket.
 extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK, min_resident_blocks)
@@ -493,8 +511,10 @@ extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK, min_resident_blocks
     __syncthreads();
   }
   if (threadIdx.x == 0) {
-    store_result(out, cureduce_exact_round(block_words, CUREDUCE_EXACT_DIGITS, CUREDUCE_EXACT_BASE,
-                                           CUREDUCE_EXACT_PRECISION, CUREDUCE_EXACT_LOWEST));
+    if (writes_words) write_words((s64 *)out, block_words);
+    else
+      store_result(out, cureduce_exact_round(block_words, CUREDUCE_EXACT_DIGITS, CUREDUCE_EXACT_BASE,
+                                             CUREDUCE_EXACT_PRECISION, CUREDUCE_EXACT_LOWEST));
     if (gridDim.x > 1) *(unsigned *)work = 0;
   }
 }

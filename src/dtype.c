@@ -83,9 +83,15 @@ cureduce_status cureduce_check_not_empty(cureduce_op op, uint64_t n) {
   return CUREDUCE_STATUS_OK;
 }
 
+bool cureduce_is_exact_partial(cureduce_op op, cureduce_dtype output) {
+  return op == CUREDUCE_OP_EXACT_SUM && output == CUREDUCE_I64;
+}
+
 cureduce_status cureduce_check_types(cureduce_op op, cureduce_dtype input, cureduce_dtype output) {
   cureduce_dtype accumulator;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_accumulator_type(op, input, &accumulator));
+  if (cureduce_is_exact_partial(op, output))
+    return CUREDUCE_STATUS_OK; /* the words themselves, for any float input */
   CUREDUCE_RETURN_ERROR_IF(output != input && output != accumulator, UNSUPPORTED,
                            "%s of %s may give %s or %s, not %s", op_names[op],
                            dtype_table[input].name, dtype_table[input].name,

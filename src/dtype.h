@@ -15,6 +15,8 @@ bool cureduce_op_is_arg(cureduce_op op);
  * and exact_sum of zero elements are their identities. */
 cureduce_status cureduce_check_not_empty(cureduce_op op, uint64_t n);
 bool cureduce_dtype_is_float(cureduce_dtype dtype);
+/* exact_sum to i64: the accumulator's words, not a rounded value (cureduce_exact_partial_words). */
+bool cureduce_is_exact_partial(cureduce_op op, cureduce_dtype output);
 /* Bytes the result of (op, output type) takes on the device: 16 for argmin/argmax. */
 size_t cureduce_result_size(cureduce_op op, cureduce_dtype output);
 /* Alignment the output pointer needs. */

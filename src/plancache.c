@@ -1,5 +1,6 @@
 #include <stdlib.h>
 
+#include "dtype.h"
 #include "plancache.h"
 
 unsigned cureduce_size_bucket(size_t n) {
@@ -11,8 +12,13 @@ unsigned cureduce_size_bucket(size_t n) {
   return bits;
 }
 
+/* 0: the output is the input type; 1: the accumulator type; 2: an exact sum's words. */
+static unsigned output_slot(const cureduce_plancache_key *key) {
+  return cureduce_is_exact_partial(key->op, key->output) ? 2 : key->output != key->input;
+}
+
 static _Atomic(cureduce_choice *) *slot_of(cureduce_plancache *cache, const cureduce_plancache_key *key) {
-  return &cache->slots[key->op][key->input][key->output != key->input][key->bucket];
+  return &cache->slots[key->op][key->input][output_slot(key)][key->bucket];
 }
 
 const cureduce_choice *cureduce_plancache_peek(cureduce_plancache *cache, const cureduce_plancache_key *key) {

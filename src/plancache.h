@@ -22,7 +22,7 @@ typedef struct cureduce_choice {
 } cureduce_choice;
 
 typedef struct cureduce_plancache {
-  _Atomic(cureduce_choice *) slots[CUREDUCE_OP_COUNT][CUREDUCE_DTYPE_COUNT][2][CUREDUCE_SIZE_BUCKETS];
+  _Atomic(cureduce_choice *) slots[CUREDUCE_OP_COUNT][CUREDUCE_DTYPE_COUNT][3][CUREDUCE_SIZE_BUCKETS];
   _Atomic(cureduce_choice *) all;
   /* Counts adoptions of tuning: a choice made before one may be stale. */
   atomic_uint generation;

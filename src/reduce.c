@@ -90,6 +90,9 @@ cureduce_status cureduce_reduce_to_host(cureduce_context *context, cureduce_op o
                                         cureduce_value *result, void *stream) {
   cureduce_error_clear();
   CUREDUCE_RETURN_ERROR_IF(!result, NULL_POINTER, "result must not be NULL");
+  CUREDUCE_RETURN_ERROR_IF(cureduce_is_exact_partial(op, output_type), UNSUPPORTED,
+                           "exact_sum to i64 writes the sum's words, more than a cureduce_value holds: "
+                           "reduce into device memory (cureduce_reduce or a plan)");
   /* The result cell stands in for the output pointer in the checks: any aligned non-NULL value. */
   CUREDUCE_FORWARD_IF_ERROR(validate_call(context, op, input_type, input, n, output_type, result));
   bool pushed;

@@ -1,5 +1,6 @@
 /* The public API without a GPU: status names and strings, types, settings, and every argument
  * check, which answers the same with or without a device. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,8 @@ START_TEST(test_types_and_accumulators) {
   ck_assert(cureduce_check_types(CUREDUCE_OP_EXACT_SUM, CUREDUCE_I32, CUREDUCE_I64) == CUREDUCE_STATUS_UNSUPPORTED);
   ck_assert(strstr(cureduce_last_error_detail(), "exact_sum takes float inputs; a sum of i32 is exact already"));
   ck_assert(cureduce_check_types(CUREDUCE_OP_EXACT_SUM, CUREDUCE_F32, CUREDUCE_F64) == CUREDUCE_STATUS_UNSUPPORTED);
+  ck_assert(cureduce_check_types(CUREDUCE_OP_EXACT_SUM, CUREDUCE_F16, CUREDUCE_I64) == CUREDUCE_STATUS_OK);
+  ck_assert(cureduce_check_types(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_I64) == CUREDUCE_STATUS_UNSUPPORTED);
   ck_assert(cureduce_check_types(CUREDUCE_OP_COUNT, CUREDUCE_F32, CUREDUCE_F32) == CUREDUCE_STATUS_UNSUPPORTED);
   ck_assert(cureduce_check_types(CUREDUCE_OP_SUM, (cureduce_dtype)10, CUREDUCE_F32) == CUREDUCE_STATUS_UNSUPPORTED);
   ck_assert_ptr_null(cureduce_dtype_name((cureduce_dtype)-1));
@@ -63,6 +66,59 @@ START_TEST(test_types_and_accumulators) {
 END_TEST
 
 /* Each bad call and the status it must get; none needs a context, so each also passes NULL. */
+/* Words of an f32 exact partial (2^-149 the lowest bit: digit d is worth 2^(32 d - 149)), rounded
+ * on the host, and its refusals. */
+static cureduce_value round_partial(const int64_t *words, cureduce_dtype input, cureduce_dtype output) {
+  cureduce_value value;
+  ck_assert_msg(cureduce_exact_partial_round(words, input, output, &value) == CUREDUCE_STATUS_OK, "%s",
+                cureduce_last_error_detail());
+  ck_assert_int_eq(value.index, -1);
+  return value;
+}
+
+START_TEST(test_exact_partial_round) {
+  ck_assert_uint_eq(cureduce_exact_partial_words(CUREDUCE_F32), 35);
+  ck_assert_uint_eq(cureduce_exact_partial_words(CUREDUCE_F64), 99);
+  ck_assert_uint_eq(cureduce_exact_partial_words(CUREDUCE_I32), 0);
+  ck_assert_uint_eq(cureduce_exact_partial_words((cureduce_dtype)99), 0);
+  int64_t words[99] = {0};
+  words[5] = 7; /* 7 * 2^(160 - 149) */
+  ck_assert(round_partial(words, CUREDUCE_F32, CUREDUCE_F32).value.f32 == 14336.0f);
+  words[5] = 4, words[4] = (int64_t)3 << 32; /* the same, a carry not yet made */
+  ck_assert(round_partial(words, CUREDUCE_F32, CUREDUCE_F32).value.f32 == 14336.0f);
+  words[5] = -8, words[4] = (int64_t)1 << 32; /* negative: -7 * 2^11 */
+  ck_assert(round_partial(words, CUREDUCE_F32, CUREDUCE_F32).value.f32 == -14336.0f);
+  memset(words, 0, sizeof words); /* f16: the lowest bit is 2^-24 */
+  words[0] = (int64_t)2049 << 24; /* 2049, a tie in f16's 11 bits: to even, 2048 = 0x6800 */
+  ck_assert_uint_eq(round_partial(words, CUREDUCE_F16, CUREDUCE_F16).value.f16_bits, 0x6800);
+  ck_assert(round_partial(words, CUREDUCE_F16, CUREDUCE_F32).value.f32 == 2049.0f);
+  words[0] = (int64_t)2051 << 24; /* up to 2052 = 0x6802 */
+  ck_assert_uint_eq(round_partial(words, CUREDUCE_F16, CUREDUCE_F16).value.f16_bits, 0x6802);
+  words[0] = -1; /* -2^-24: the smallest subnormal */
+  ck_assert_uint_eq(round_partial(words, CUREDUCE_F16, CUREDUCE_F16).value.f16_bits, 0x8001);
+  memset(words, 0, sizeof words); /* bf16: the lowest bit is 2^-133, bf16's smallest subnormal */
+  words[0] = 3;
+  ck_assert_uint_eq(round_partial(words, CUREDUCE_BF16, CUREDUCE_BF16).value.bf16_bits, 0x0003);
+  ck_assert(round_partial(words, CUREDUCE_BF16, CUREDUCE_F32).value.f32 == ldexpf(3.0f, -133));
+  memset(words, 0, sizeof words);
+  ck_assert(round_partial(words, CUREDUCE_F64, CUREDUCE_F64).value.f64 == 0.0);
+  ck_assert(!signbit(round_partial(words, CUREDUCE_F64, CUREDUCE_F64).value.f64)); /* +0 */
+  words[96 + 1] = 2; /* +infinities */
+  ck_assert(isinf(round_partial(words, CUREDUCE_F64, CUREDUCE_F64).value.f64));
+  words[96 + 2] = 1; /* and a -infinity */
+  ck_assert(isnan(round_partial(words, CUREDUCE_F64, CUREDUCE_F64).value.f64));
+  words[96 + 2] = -1;
+  cureduce_value value;
+  ck_assert(cureduce_exact_partial_round(words, CUREDUCE_F64, CUREDUCE_F64, &value) == CUREDUCE_STATUS_INVALID_ARGUMENT);
+  ck_assert(strstr(cureduce_last_error_detail(), "word 98 counts special values and is -1"));
+  ck_assert(cureduce_exact_partial_round(NULL, CUREDUCE_F32, CUREDUCE_F32, &value) == CUREDUCE_STATUS_NULL_POINTER);
+  ck_assert(cureduce_exact_partial_round(words, CUREDUCE_F32, CUREDUCE_F32, NULL) == CUREDUCE_STATUS_NULL_POINTER);
+  ck_assert(cureduce_exact_partial_round(words, CUREDUCE_F32, CUREDUCE_I64, &value) == CUREDUCE_STATUS_UNSUPPORTED);
+  ck_assert(cureduce_exact_partial_round(words, CUREDUCE_F32, CUREDUCE_F64, &value) == CUREDUCE_STATUS_UNSUPPORTED);
+  ck_assert(cureduce_exact_partial_round(words, CUREDUCE_I32, CUREDUCE_I64, &value) == CUREDUCE_STATUS_UNSUPPORTED);
+}
+END_TEST
+
 START_TEST(test_argument_checks) {
   float device_like[8] = {0};
   const void *aligned = device_like, *misaligned = (const char *)device_like + 2;
@@ -209,6 +265,7 @@ int main(void) {
   tcase_add_test(api, test_status_numbers_are_pinned);
   tcase_add_test(api, test_version);
   tcase_add_test(api, test_types_and_accumulators);
+  tcase_add_test(api, test_exact_partial_round);
   tcase_add_test(api, test_argument_checks);
   tcase_add_test(api, test_plan_argument_checks);
   tcase_add_test(api, test_error_detail_says_where);

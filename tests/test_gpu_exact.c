@@ -4,7 +4,8 @@
  * subnormal inputs and results, results at the edge of overflow, NaN and infinities, huge and tiny
  * values alternating. Each through every spec the tuner may pick (so every configuration gives the
  * same bits), the plan's own choice, the shortcut, two streams and two input alignments; then
- * grids small enough that each thread's bands are moved into the superaccumulator mid-loop, and
+ * grids small enough that each thread's bands are moved into the superaccumulator mid-loop; exact
+ * partials (i64 output) that every spec writes alike and that combine to the whole's sum; and
  * f16 beyond 2^32 elements where the device has the memory. */
 #include <math.h>
 #include <stdio.h>
@@ -312,12 +313,95 @@ START_TEST(test_beyond_2_to_the_32) {
 }
 END_TEST
 
+/* ---- exact partials ------------------------------------------------------------------------------ */
+
+/* The words of one exact partial (exact_sum to i64) by the pinned spec, or the plan's choice for
+ * NULL, into a poisoned output. */
+static void run_partial(const harness_gpu *gpu, cureduce_dtype type, CUdeviceptr input, size_t n, CUdeviceptr out,
+                        const char *spec, int64_t *words) {
+  size_t bytes = 8 * cureduce_exact_partial_words(type);
+  ck_assert(gpu->cu->cuMemsetD8(out, 0xA5, bytes) == CUDA_SUCCESS);
+  cureduce_problem problem;
+  cureduce_problem_init(&problem, CUREDUCE_OP_EXACT_SUM, type, CUREDUCE_I64, n);
+  cureduce_plan *plan = NULL;
+  cureduce_status status = cureduce_plan_create(&plan, gpu->context, &problem, spec);
+  ck_assert_msg(status == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
+  status = cureduce_plan_execute(plan, (const void *)(uintptr_t)input, (void *)(uintptr_t)out, NULL, 0, NULL);
+  ck_assert_msg(status == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
+  cureduce_plan_destroy(plan);
+  harness_download(gpu, words, out, bytes);
+}
+
+/* Loop index: kind * 4 + type. The partial of the whole is the same words through every sampled
+ * spec; the partials of three parts cut at random places, added word by word as a multi-GPU
+ * all-reduce would, round (cureduce_exact_partial_round) to the reference's exact sum of the whole
+ * in each output type; cureduce_reduce_to_host refuses i64, whose words a value cannot hold. */
+START_TEST(test_partials_combine) {
+  kind k = (kind)(_i / 4);
+  cureduce_dtype type = float_types[_i % 4];
+  harness_gpu gpu = harness_gpu_open();
+  size_t n = ((size_t)1 << 16) + 13 + (size_t)cureduce_ref_random_range(0, 1000), element = cureduce_dtype_size(type);
+  size_t count = cureduce_exact_partial_words(type);
+  ck_assert(count == (type == CUREDUCE_F64 ? 99u : 35u));
+  unsigned char *host = malloc(n * element);
+  int64_t whole[99], first[99], part[99];
+  ck_assert(host);
+  CUdeviceptr input = harness_device_alloc(&gpu, n * element), out = harness_device_alloc(&gpu, 8 * count);
+  fill(k, type, output_of(type, 0), host, n);
+  harness_upload(&gpu, input, host, n * element);
+
+  cureduce_tune_job job = {CUREDUCE_OP_EXACT_SUM, type, CUREDUCE_I64};
+  cureduce_spec specs[64];
+  size_t spec_count = cureduce_tune_space(&job, &gpu.context->info, false, specs, 64);
+  ck_assert(spec_count > 1);
+  run_partial(&gpu, type, input, n, out, NULL, first);
+  for (size_t s = 0; s < spec_count; s++) {
+    if (!sampled(s, spec_count))
+      continue;
+    char text[CUREDUCE_SPEC_TEXT_MAX];
+    cureduce_spec_format(&specs[s], text);
+    run_partial(&gpu, type, input, n, out, text, whole);
+    for (size_t w = 0; w < count; w++)
+      ck_assert_msg(whole[w] == first[w], "%s, %s: word %zu is %lld, the plan's choice wrote %lld", kind_names[k],
+                    text, w, (long long)whole[w], (long long)first[w]);
+  }
+
+  size_t cut[4] = {0, (size_t)cureduce_ref_random_range(1, (int64_t)n / 2), 0, n};
+  cut[2] = (size_t)cureduce_ref_random_range((int64_t)cut[1] + 1, (int64_t)n - 1);
+  memset(whole, 0, sizeof whole);
+  for (int p = 0; p < 3; p++) {
+    run_partial(&gpu, type, input + cut[p] * element, cut[p + 1] - cut[p], out, NULL, part);
+    for (size_t w = 0; w < count; w++)
+      whole[w] += part[w];
+  }
+  for (int which = 0; which < (type == CUREDUCE_F16 || type == CUREDUCE_BF16 ? 2 : 1); which++) {
+    cureduce_dtype output = output_of(type, which);
+    cureduce_value got;
+    ck_assert_msg(cureduce_exact_partial_round(whole, type, output, &got) == CUREDUCE_STATUS_OK, "%s",
+                  cureduce_last_error_detail());
+    char what[160];
+    snprintf(what, sizeof what, "%s, %s->%s, n = %zu, three partials cut at %zu and %zu", kind_names[k],
+             cureduce_dtype_name(type), cureduce_dtype_name(output), n, cut[1], cut[2]);
+    cureduce_ref_result want = cureduce_ref_exact_sum(type, output, host, n);
+    expect_bits(output, &got, &want, what);
+  }
+  cureduce_value value;
+  ck_assert(cureduce_reduce_to_host(gpu.context, CUREDUCE_OP_EXACT_SUM, type, (const void *)(uintptr_t)input, n,
+                                    CUREDUCE_I64, &value, NULL) == CUREDUCE_STATUS_UNSUPPORTED);
+  gpu.cu->cuMemFree(input);
+  gpu.cu->cuMemFree(out);
+  free(host);
+  harness_gpu_close(&gpu);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("gpu-exact");
   TCase *cases = tcase_create("exact");
   tcase_set_timeout(cases, 900);
   tcase_add_loop_test(cases, test_hard_data, 0, 4 * KIND_COUNT);
   tcase_add_loop_test(cases, test_bands_moved_mid_loop, 0, 4);
+  tcase_add_loop_test(cases, test_partials_combine, 0, 4 * KIND_COUNT);
   tcase_add_test(cases, test_beyond_2_to_the_32);
   suite_add_tcase(suite, cases);
   return harness_run(suite, true);

@@ -130,7 +130,7 @@ static int parse_options(int argc, char **argv, options *o) {
 }
 
 /* Every (op, input, output) the options name: each input with its own type and, for sums and
- * products, its wider accumulator; exact_sum for float inputs only. */
+ * products, its wider accumulator; exact_sum for float inputs only, and to i64 (its words). */
 static size_t make_jobs(const options *o, cureduce_tune_job *jobs) {
   size_t count = 0;
   for (int p = 0; p < o->op_count; p++)
@@ -142,6 +142,9 @@ static size_t make_jobs(const options *o, cureduce_tune_job *jobs) {
       jobs[count++] = (cureduce_tune_job){op, input, input};
       if (accumulator != input)
         jobs[count++] = (cureduce_tune_job){op, input, accumulator};
+      if (cureduce_check_types(op, input, CUREDUCE_I64) == CUREDUCE_STATUS_OK && input != CUREDUCE_I64 &&
+          accumulator != CUREDUCE_I64)
+        jobs[count++] = (cureduce_tune_job){op, input, CUREDUCE_I64}; /* exact_sum's words */
     }
   return count;
 }
@@ -293,7 +296,7 @@ int main(int argc, char **argv) {
     return bad;
   if (o.emit_source)
     return cureduce_tool_emit_source("cureduce-tune", o.emit_source);
-  cureduce_tune_job jobs[CUREDUCE_OP_COUNT * CUREDUCE_DTYPE_COUNT * 2];
+  cureduce_tune_job jobs[CUREDUCE_OP_COUNT * CUREDUCE_DTYPE_COUNT * 3];
   size_t job_count = make_jobs(&o, jobs);
   if (o.offline)
     return run_offline(&o, jobs, job_count);

@@ -99,7 +99,8 @@ typedef enum cureduce_op {
    * to even): the same bits on every GPU, kernel configuration, tuning and input address. Float
    * inputs only. An exact zero is +0; NaN if any input is NaN or both infinities occur, else an
    * infinity if one occurs; a finite exact sum beyond the output's range rounds to an infinity.
-   * n must be below 2^64 (any size_t): the accumulator provably cannot overflow. */
+   * n must be below 2^64 (any size_t): the accumulator provably cannot overflow.
+   * Output type i64: the exact sum itself, not rounded (see "Exact partials" below). */
   CUREDUCE_OP_EXACT_SUM = 6,
   CUREDUCE_OP_COUNT
 } cureduce_op;
@@ -129,7 +130,8 @@ CUREDUCE_API size_t cureduce_dtype_size(cureduce_dtype dtype);
  *   sum, prod:  f16, bf16, f32 -> f32;  f64 -> f64;  signed integers -> i64;  unsigned -> u64.
  *               Integer sums and products wrap around modulo 2^64 (two's complement), and an
  *               output type narrower than 64 bits keeps the low bits of that result.
- *   exact_sum:  f16, bf16, f32 -> f32;  f64 -> f64 (an integer sum is exact already: use sum).
+ *   exact_sum:  f16, bf16, f32 -> f32;  f64 -> f64 (an integer sum is exact already: use sum);
+ *               also -> i64, its exact partial (below).
  *   min, max, argmin, argmax: the input type.
  * The output type of a call must be the input type or the accumulator type.
  * Returns CUREDUCE_STATUS_UNSUPPORTED (and writes nothing) for any other pair.
@@ -319,6 +321,30 @@ CUREDUCE_API cureduce_status cureduce_plan_describe(const cureduce_plan *plan, c
  */
 CUREDUCE_API cureduce_status cureduce_precompile(cureduce_context *context, const cureduce_problem *problems,
                                                  size_t count);
+
+/* ---- Exact partials ----------------------------------------------------------------------------
+ *
+ * exact_sum with output type i64 writes, in place of the rounded value, the exact sum itself:
+ * cureduce_exact_partial_words(input_type) signed 64-bit words (8-byte aligned device memory), a
+ * fixed-point integer in 32-bit digits (digit d worth 2^(base + 32 d), each in [-2^31, 2^31) but
+ * the highest) followed by the counts of NaNs, +infinities and -infinities. Every configuration
+ * and GPU writes the same words for the same inputs. The partials of any parts of an input (across
+ * GPUs, streams or calls) add word by word as 64-bit integers, in any order and grouping, to the
+ * partial of the whole -- up to 2^31 of them -- e.g. with NCCL: ncclAllReduce(words, words, count,
+ * ncclInt64, ncclSum, ...). cureduce_exact_partial_round then rounds the total once, on the host,
+ * exactly as exact_sum would have rounded the whole. cureduce_reduce_to_host refuses i64 output.
+ */
+
+/* Words of an exact partial of this input type: 35 for f16, bf16 and f32, 99 for f64; 0 for
+ * integer types. */
+CUREDUCE_API size_t cureduce_exact_partial_words(cureduce_dtype input_type);
+
+/* Rounds a (combined) exact partial of `input_type` once to `output_type` (a type exact_sum of
+ * that input gives, not i64), ties to even, into *result (value only; index -1). words: host
+ * memory, cureduce_exact_partial_words(input_type) of them. A NaN or infinity count below zero
+ * is CUREDUCE_STATUS_INVALID_ARGUMENT: that is not a sum of partials. */
+CUREDUCE_API cureduce_status cureduce_exact_partial_round(const int64_t *words, cureduce_dtype input_type,
+                                                          cureduce_dtype output_type, cureduce_value *result);
 
 /* ---- The shortcut ------------------------------------------------------------------------------ */
 
