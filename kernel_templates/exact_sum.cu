@@ -210,27 +210,26 @@ template <int SIGNIFICAND, int WIDTH, int COUNT, int FIXED_TOP> struct float_ban
       if (at_least[k] && !at_least[k - 1]) acc[k] = __dadd_rn(acc[k], d);
     return !fits || (!at_least[COUNT - 1] && a != 0.0f);
   }
-  // Adds x, known to be zero or within the bands, to its band: one comparison a band but the last.
-  __device__ __forceinline__ void add_within(double *acc, float x) const {
+  // Adds x, known to be zero or within the first USED bands, to its band: one comparison a band
+  // but the last, none for one band.
+  template <int USED> __device__ __forceinline__ void add_within(double *acc, float x) const {
     const float a = fabsf(x);
     const double d = (double)x;
     bool added = false;
 #pragma unroll
-    for (int k = 0; k < COUNT; k++) {
-      const bool here = !added && (k == COUNT - 1 || a >= lower[k]);
+    for (int k = 0; k < USED; k++) {
+      const bool here = !added && (k == USED - 1 || a >= lower[k]);
       if (here) acc[k] = __dadd_rn(acc[k], d);
       added |= here;
     }
   }
   // The bands' limits as the bits of a 2-byte input (magnitudes of floats order as their bits,
-  // NaN above infinity): an element is within them when the bits of its magnitude are below
-  // upper_bits() and zero or at least lower_bits(). Both are powers of two, exact in the input type
+  // NaN above infinity): an element is within bands 0 to k when the bits of its magnitude are below
+  // upper_bits() and zero or at least lower_bits(k). Both are powers of two, exact in the input type
   // where they lie within its range; beyond, upper rounds to infinity and lower to 0 or to the
   // smallest subnormal, which keeps the test exact.
   __device__ __forceinline__ unsigned upper_bits() const { return element<CUREDUCE_INPUT>::from_value(upper); }
-  __device__ __forceinline__ unsigned lower_bits() const {
-    return element<CUREDUCE_INPUT>::from_value(lower[COUNT - 1]);
-  }
+  __device__ __forceinline__ unsigned lower_bits(int k) const { return element<CUREDUCE_INPUT>::from_value(lower[k]); }
   // What add() leaves out of the bands: x itself or nothing.
   __device__ __forceinline__ double leftover(float x) const {
     const float a = fabsf(x);
@@ -358,7 +357,8 @@ struct warp_state {
   double acc[bands::count];
   superaccumulator total;
   int tiles;
-  bool placed;  // the bands are placed by the warp's first tile
+  bool placed;    // the bands are placed by the warp's first tile
+  bool one_band;  // 2-byte inputs: every tile so far fitted the top band (take)
 
   __device__ __forceinline__ void start() {
 #pragma unroll
@@ -366,6 +366,7 @@ struct warp_state {
     total.clear();
     tiles = 0;
     placed = bands::fixed;
+    one_band = true;
     b.place(bands::first_top);
   }
 
@@ -470,19 +471,20 @@ struct warp_state {
     if (__any_sync(full_warp, missed)) take_misses(t);
   }
 
-  // 2-byte inputs: each element added to its band unchecked, while the bits of the magnitudes
-  // are tracked two at a time as 16-bit lanes (one instruction a pair on sm_90): the largest, and
-  // the smallest nonzero less one (zero wraps to the top). True when the whole warp's tile lay
-  // within the bands; otherwise the caller sets the bands back and takes the tile checked.
+  // 2-byte inputs: each element added unchecked to its band among the first USED, while the bits
+  // of the magnitudes are tracked two at a time as 16-bit lanes (one instruction a pair on sm_90):
+  // the largest, and the smallest nonzero less one (zero wraps to the top). True when the whole
+  // warp's tile lay within those bands; otherwise the caller sets the bands back and tries again.
   // A template on the bands, so that only 2-byte inputs' bands need add_within and their bits.
-  template <typename B> __device__ __forceinline__ bool take_within(const B &placed_bands, const vector_t *loaded) {
+  template <int USED, typename B>
+  __device__ __forceinline__ bool take_within(const B &placed_bands, const vector_t *loaded) {
     unsigned largest = 0, smallest_less_one = 0xffffffffu;
 #pragma unroll
     for (int k = 0; k < CUREDUCE_UNROLL; k++) {
       paired u;
       u.raw = loaded[k];
 #pragma unroll
-      for (int j = 0; j < vector_elements; j++) placed_bands.add_within(acc, element_value(u.element[j]));
+      for (int j = 0; j < vector_elements; j++) placed_bands.template add_within<USED>(acc, element_value(u.element[j]));
 #pragma unroll
       for (int i = 0; i < pairs_per_vector; i++) {
         const unsigned magnitudes = u.pair[i] & 0x7fff7fffu;
@@ -493,17 +495,26 @@ struct warp_state {
     const unsigned top = max(largest & 0xffffu, largest >> 16);
     const int bottom_less_one = (int)min(smallest_less_one & 0xffffu, smallest_less_one >> 16);
     const bool within = top < placed_bands.upper_bits() &&
-                        (B::fixed || bottom_less_one >= (int)placed_bands.lower_bits() - 1);
+                        (B::fixed || bottom_less_one >= (int)placed_bands.lower_bits(USED - 1) - 1);
     return __all_sync(full_warp, within);
   }
 
   __device__ __forceinline__ void take(const vector_t *loaded, const tile &t) {
     if (!placed) place(loaded);
     if constexpr (checks_in_pairs) {
+      // Into the top band alone while the warp's data fits it (one add an element), else into
+      // all bands; a tile that fits neither way is set back and taken checked.
       double before[bands::count];
 #pragma unroll
       for (int k = 0; k < bands::count; k++) before[k] = acc[k];
-      if (!take_within(b, loaded)) {
+      bool taken = one_band && take_within<1>(b, loaded);
+      if (!taken && bands::count > 1) {
+#pragma unroll
+        for (int k = 0; k < bands::count; k++) acc[k] = before[k];
+        one_band = false;  // this warp's data is wider than one band: stop trying
+        taken = take_within<bands::count>(b, loaded);
+      }
+      if (!taken) {
 #pragma unroll
         for (int k = 0; k < bands::count; k++) acc[k] = before[k];
         take_checked_again(t);

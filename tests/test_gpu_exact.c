@@ -85,12 +85,14 @@ typedef enum kind {
   NAN_AT_END,     /* random data, and a NaN last */
   BOTH_INFINITIES,/* random data with +inf and -inf somewhere: NaN */
   MINUS_INFINITY, /* random data with -inf somewhere: -inf */
+  NARROW_THEN_WIDE, /* the first half within 8 binades, the rest 40: more than one band, not a miss */
   KIND_COUNT
 } kind;
 
 static const char *const kind_names[KIND_COUNT] = {
     "every binade", "cancellation", "tie to even", "tie up", "subnormal", "overflow edge", "overflow tie",
-    "huge and tiny", "NaN at the end", "both infinities", "minus infinity"};
+    "huge and tiny", "NaN at the end", "both infinities", "minus infinity",
+    "narrow then wide"};
 
 /* Significand bits, with the implicit one. */
 static int precision_of(cureduce_dtype type) { return layout_of(type).fraction_bits + 1; }
@@ -113,6 +115,10 @@ static void fill(kind k, cureduce_dtype type, cureduce_dtype output, void *data,
     put_bits(type, data, i, random_finite(type, 0, below));
   switch (k) {
   case EVERY_BINADE: return;
+  case NARROW_THEN_WIDE: /* in order: each warp's first tiles fit one band (2-byte types), later ones not */
+    for (size_t i = 0; i < n; i++)
+      put_bits(type, data, i, random_finite(type, i < n / 2 ? below - 8 : below > 40 ? below - 40 : 0, below));
+    return;
   case HUGE_AND_TINY:
     for (size_t i = 0; i < n; i++)
       put_bits(type, data, i, i % 2 ? random_finite(type, below - 3, below) : random_finite(type, 0, 3));
