@@ -378,10 +378,11 @@ CUREDUCE_API cureduce_status cureduce_reduce_to_host(cureduce_context *context, 
 
 /*
  * Tunes (op, input_type, output_type) for every size bucket (bit length) from min_n's to max_n's:
- * times candidate kernels on random data in device memory it allocates for the purpose, keeps the
- * fastest per bucket (never one slower than the heuristic by its own re-measurement), and stores
- * them in the tuning database beside the kernel cache, where every later context on this GPU finds
- * them. quick: a small space. Synchronizes; takes from milliseconds to seconds.
+ * times candidate kernels on random data (floats within 8 binades) in device memory it allocates
+ * for the purpose, keeps the fastest per bucket (never one slower than the heuristic by its own
+ * re-measurement), and stores them in the tuning database beside the kernel cache, where every
+ * later context on this GPU finds them. quick: a small space. Synchronizes; takes from
+ * milliseconds to seconds.
  */
 CUREDUCE_API cureduce_status cureduce_tune(cureduce_context *context, cureduce_op op, cureduce_dtype input_type,
                                            cureduce_dtype output_type, size_t min_n, size_t max_n, int quick);
