@@ -291,8 +291,8 @@ struct double_levels {
 // resident_threads: the threads an SM should hold, which caps the registers (__launch_bounds__):
 // the fewer bands, the fewer registers a thread needs, and 16-bit types need the most loads in
 // flight per byte of work. Measured on an H200 at 2^28: f16 fits 32 registers without spills,
-// f32 48; bf16 ran 12% faster with 64 than with 40 (its two bands' compares and predicated adds
-// schedule better), f64 5% faster with 70 (its loop spills below 64).
+// f32 48; bf16 needs 64 (its two fast paths spill at 40 or 32), f64 ran 5% faster with 70 than
+// with 64 (its loop spills below 64).
 template <int IN> struct bands_of;
 template <> struct bands_of<CUREDUCE_DTYPE_F32> {
   typedef float_bands<24, 16, 3, 0> type;
