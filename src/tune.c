@@ -368,7 +368,7 @@ size_t cureduce_tune_bucket_size(unsigned bucket, size_t min_n, size_t max_n) {
  * binade and hold NaNs, which no one sums and which would send every element of exact_sum down its
  * slow path (one at a time), so that its tuning would pick for the wrong case. Integers: random. */
 static uint64_t random_element(uint64_t bits, cureduce_dtype type) {
-  const unsigned binade = (unsigned)(bits >> 60) & 7u; /* bits 61-63: the sign is bit 0 */
+  const unsigned binade = (unsigned)(bits >> 60) & 7u; /* bits 60-62; the sign is bit 0, the significand above 8 */
   switch (type) {
   case CUREDUCE_F16: return (bits & 1u) << 15 | (uint64_t)(14u - binade) << 10 | (bits >> 8 & 0x3ffu);
   case CUREDUCE_BF16: return (bits & 1u) << 15 | (uint64_t)(126u - binade) << 7 | (bits >> 8 & 0x7fu);

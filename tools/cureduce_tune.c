@@ -142,9 +142,8 @@ static size_t make_jobs(const options *o, cureduce_tune_job *jobs) {
       jobs[count++] = (cureduce_tune_job){op, input, input};
       if (accumulator != input)
         jobs[count++] = (cureduce_tune_job){op, input, accumulator};
-      if (cureduce_check_types(op, input, CUREDUCE_I64) == CUREDUCE_STATUS_OK && input != CUREDUCE_I64 &&
-          accumulator != CUREDUCE_I64)
-        jobs[count++] = (cureduce_tune_job){op, input, CUREDUCE_I64}; /* exact_sum's words */
+      if (cureduce_is_exact_partial(op, CUREDUCE_I64))
+        jobs[count++] = (cureduce_tune_job){op, input, CUREDUCE_I64};
     }
   return count;
 }
