@@ -2,11 +2,11 @@
  * (NVRTC compiles it before exact_sum.cu) and the host library (src/exact.c includes it), so that
  * the host's rounding, checked on the CPU against exact rationals, is the kernels' own.
  *
- * words: `digits` 64-bit digits, digit d worth 2^(base + 32 d), each holding any value as long as
- * the sum stays within the digits (the carry-save form of exact_sum.cu), then the counts of NaNs,
- * +infinities and -infinities. The result is the value rounded to nearest, ties to even, to a
- * format of `precision` significand bits whose smallest subnormal is 2^lowest, as a double (exact:
- * the rounded value is representable, or an infinity); an exact zero is +0. The words are
+ * digit: `digits` 64-bit digits, digit d worth 2^(base + 32 d), each holding any value as long as
+ * the sum stays within the digits (the carry-save form of exact_sum.cu); counts: the counts of
+ * NaNs, +infinities and -infinities. The result is the value rounded to nearest, ties to even, to
+ * a format of `precision` significand bits whose smallest subnormal is 2^lowest, as a double
+ * (exact: the rounded value is representable, or an infinity); an exact zero is +0. The digits are
  * overwritten. Plain C that CUDA C++ also takes: no header, no bool. */
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
 #define CUREDUCE_EXACT_FUNCTION static __device__
@@ -16,8 +16,8 @@
 #define CUREDUCE_EXACT_INFINITY __longlong_as_double(0x7ff0000000000000ll)
 #define CUREDUCE_EXACT_UNROLL _Pragma("unroll 8") /* the loads do not wait for the carries */
 #else /* C: after <math.h> */
-#define CUREDUCE_EXACT_FUNCTION static
-#define CUREDUCE_EXACT_ENTRY static
+#define CUREDUCE_EXACT_FUNCTION static inline /* not every includer calls every function */
+#define CUREDUCE_EXACT_ENTRY static inline
 #define CUREDUCE_EXACT_CLZLL(x) __builtin_clzll(x)
 #define CUREDUCE_EXACT_NAN NAN
 #define CUREDUCE_EXACT_INFINITY HUGE_VAL
@@ -60,9 +60,9 @@ CUREDUCE_EXACT_FUNCTION int cureduce_exact_magnitude(long long *digit, int digit
   return 1;
 }
 
-CUREDUCE_EXACT_ENTRY double cureduce_exact_round(long long *words, int digits, int base, int precision,
-                                                    int lowest) {
-  const long long nans = words[digits], plus = words[digits + 1], minus = words[digits + 2];
+CUREDUCE_EXACT_ENTRY double cureduce_exact_round(long long *words, int digits, const long long *counts, int base,
+                                                    int precision, int lowest) {
+  const long long nans = counts[0], plus = counts[1], minus = counts[2];
   if (nans || (plus && minus)) return CUREDUCE_EXACT_NAN;
   if (plus || minus) return plus ? CUREDUCE_EXACT_INFINITY : -CUREDUCE_EXACT_INFINITY;
 
@@ -83,4 +83,17 @@ CUREDUCE_EXACT_ENTRY double cureduce_exact_round(long long *words, int digits, i
   }
   const double rounded = scalbn((double)kept, low + base); /* infinity past the double's range */
   return negative ? -rounded : rounded;
+}
+
+/* cureduce_exact_round of the window of the digits that holds every nonzero one (from
+ * lowest_nonzero to highest_nonzero, -1 when there is none) and two more above, where the carries
+ * settle: the same value, as the digits left out are zero, in fewer serial steps. Sums of real
+ * data span a few digits of the many the type's range needs (f64: 96). */
+CUREDUCE_EXACT_FUNCTION double cureduce_exact_round_nonzero(long long *digit, int digits, const long long *counts,
+                                                           int lowest_nonzero, int highest_nonzero, int base,
+                                                           int precision, int lowest) {
+  const int first = highest_nonzero < 0 ? 0 : lowest_nonzero;
+  const int end = (highest_nonzero < 0 ? 0 : highest_nonzero) + 3;
+  const int window = (end < digits ? end : digits) - first;
+  return cureduce_exact_round(digit + first, window, counts, base + 32 * first, precision, lowest);
 }

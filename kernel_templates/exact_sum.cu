@@ -316,6 +316,12 @@ const int min_resident_blocks =
     bands_of<CUREDUCE_INPUT>::resident_threads >= 2 * CUREDUCE_BLOCK ? bands_of<CUREDUCE_INPUT>::resident_threads / CUREDUCE_BLOCK : 1;
 
 // ---- A warp's running state ----------------------------------------------------------------------
+// Bands are placed this many binades above the largest element seen: data that has crept up to
+// its placement once (a value rounding up to the next power of two) would otherwise miss again,
+// and on small inputs nearly every warp would take the rare path once. Two binades cost nothing
+// but as much range at the bottom, where misses are rarer (band coverage of 46 binades or more).
+const int placement_headroom = 2;
+
 const int tile_elements = CUREDUCE_UNROLL * vector_elements;
 // Tiles between two moves of the bands into the superaccumulator: each band meets at most
 // tile_elements addends a tile, and must meet at most 2^adds_log2 (see bands).
@@ -385,7 +391,7 @@ struct warp_state {
       }
     }
     largest = warp_max(largest);
-    if (largest > -2000) b.place(largest);
+    if (largest > -2000) b.place(largest + placement_headroom);
     placed = true;
   }
 
@@ -406,42 +412,41 @@ struct warp_state {
       total.deposit_double(__shfl_sync(full_warp, rest, __ffs(lanes) - 1));
   }
 
-  // The rare path, warp-wide: raise the bands to the largest finite element that missed, then add
-  // or deposit, one element of one lane at a time, what the first pass left out. Its loops stay
-  // loops: unrolled, they made the kernel several times larger and slower to compile.
-  __device__ __forceinline__ void take_misses(const tile &t) {
-    int largest = -2000;
+  // Calls visit(x) on each element of the tile, read again (from cache), in loops: the rare paths'
+  // way in. Unrolled, or handed the fast path's loads, they made the kernel several times larger,
+  // slower to compile, and its fast path spill.
+  template <typename Visit> __device__ __forceinline__ void for_each_reloaded(const tile &t, Visit visit) {
 #pragma unroll 1
     for (int k = 0; k < CUREDUCE_UNROLL; k++) {
       unpacked u;
       u.raw = t.load(k);
 #pragma unroll 1
-      for (int j = 0; j < vector_elements; j++) {
-        const value_t x = element_value(u.element[j]);
-        if (b.is_large(x)) largest = max(largest, exponent_of(x < 0 ? -x : x));
-      }
+      for (int j = 0; j < vector_elements; j++) visit(element_value(u.element[j]));
     }
+  }
+
+  // The rare path, warp-wide: raise the bands to the largest finite element that missed, then add
+  // or deposit, one element of one lane at a time, what the first pass left out.
+  __device__ __forceinline__ void take_misses(const tile &t) {
+    int largest = -2000;
+    for_each_reloaded(t, [&](value_t x) {
+      if (b.is_large(x)) largest = max(largest, exponent_of(x < 0 ? -x : x));
+    });
     largest = warp_max(largest);
     const bands before = b;
     if (largest > -2000) {
       flush();
-      b.place(largest);
+      b.place(largest + placement_headroom);
     }
-#pragma unroll 1
-    for (int k = 0; k < CUREDUCE_UNROLL; k++) {
-      unpacked u;
-      u.raw = t.load(k);
-#pragma unroll 1
-      for (int j = 0; j < vector_elements; j++) {
-        const double missed = before.leftover(element_value(u.element[j]));  // what the first pass left out
-        double rest = 0.0;
-        if (missed != 0.0 || missed != missed) {
-          rest = b.leftover((value_t)missed);
-          b.add(acc, (value_t)missed);
-        }
-        deposit_rests(rest);
+    for_each_reloaded(t, [&](value_t x) {
+      const double missed = before.leftover(x);  // what the first pass left out
+      double rest = 0.0;
+      if (missed != 0.0 || missed != missed) {
+        rest = b.leftover((value_t)missed);
+        b.add(acc, (value_t)missed);
       }
-    }
+      deposit_rests(rest);
+    });
   }
 
   // Each element checked against the bands as it is added; the rare path for those outside.
@@ -457,17 +462,10 @@ struct warp_state {
     if (__any_sync(full_warp, missed)) take_misses(t);
   }
 
-  // take_checked on the tile read again (from cache), in loops: handed the fast path's loads and
-  // unrolled, it made the fast path spill.
+  // take_checked on the tile read again, for 2-byte inputs whose fast paths did not fit it.
   __device__ __forceinline__ void take_checked_again(const tile &t) {
     bool missed = false;
-#pragma unroll 1
-    for (int k = 0; k < CUREDUCE_UNROLL; k++) {
-      unpacked u;
-      u.raw = t.load(k);
-#pragma unroll 1
-      for (int j = 0; j < vector_elements; j++) missed |= b.add(acc, element_value(u.element[j]));
-    }
+    for_each_reloaded(t, [&](value_t x) { missed |= b.add(acc, x); });
     if (__any_sync(full_warp, missed)) take_misses(t);
   }
 
@@ -499,24 +497,26 @@ struct warp_state {
     return __all_sync(full_warp, within);
   }
 
+  static __device__ __forceinline__ void copy_sums(double *to, const double *from) {
+#pragma unroll
+    for (int k = 0; k < bands::count; k++) to[k] = from[k];
+  }
+
   __device__ __forceinline__ void take(const vector_t *loaded, const tile &t) {
     if (!placed) place(loaded);
     if constexpr (checks_in_pairs) {
       // Into the top band alone while the warp's data fits it (one add an element), else into
       // all bands; a tile that fits neither way is set back and taken checked.
       double before[bands::count];
-#pragma unroll
-      for (int k = 0; k < bands::count; k++) before[k] = acc[k];
+      copy_sums(before, acc);
       bool taken = one_band && take_within<1>(b, loaded);
       if (!taken && bands::count > 1) {
-#pragma unroll
-        for (int k = 0; k < bands::count; k++) acc[k] = before[k];
+        copy_sums(acc, before);
         one_band = false;  // this warp's data is wider than one band: stop trying
         taken = take_within<bands::count>(b, loaded);
       }
       if (!taken) {
-#pragma unroll
-        for (int k = 0; k < bands::count; k++) acc[k] = before[k];
+        copy_sums(acc, before);
         take_checked_again(t);
       }
     } else {
@@ -583,6 +583,27 @@ __device__ void write_words(s64 *out, const s64 *words) {
   for (int i = CUREDUCE_EXACT_DIGITS; i < CUREDUCE_EXACT_DIGITS + 3; i++) out[i] = words[i];
 }
 
+// Rounds the block's words into out: thread 0 rounds, serially, only the window of digits that
+// holds the nonzero ones, which the whole block finds first.
+__device__ void round_nonzero_digits(void *out, s64 *words) {
+  __shared__ int lowest_nonzero, highest_nonzero;
+  if (threadIdx.x == 0) {
+    lowest_nonzero = CUREDUCE_EXACT_DIGITS;
+    highest_nonzero = -1;
+  }
+  __syncthreads();
+  for (int d = threadIdx.x; d < CUREDUCE_EXACT_DIGITS; d += CUREDUCE_BLOCK)
+    if (words[d]) {
+      atomicMin(&lowest_nonzero, d);
+      atomicMax(&highest_nonzero, d);
+    }
+  __syncthreads();
+  if (threadIdx.x == 0)
+    store_result(out, cureduce_exact_round_nonzero(words, CUREDUCE_EXACT_DIGITS, words + CUREDUCE_EXACT_DIGITS,
+                                                   lowest_nonzero, highest_nonzero, CUREDUCE_EXACT_BASE,
+                                                   CUREDUCE_EXACT_PRECISION, CUREDUCE_EXACT_LOWEST));
+}
+
 // Each block sums into shared digits, then adds them to the workspace's; the last block to finish
 // rounds and clears the workspace's digits for the next launch, as it re-arms the ticket.
 extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK, min_resident_blocks)
@@ -622,11 +643,10 @@ extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK, min_resident_blocks
     }
     __syncthreads();
   }
-  if (threadIdx.x == 0) {
-    if (writes_words) write_words((s64 *)out, block_words);
-    else
-      store_result(out, cureduce_exact_round(block_words, CUREDUCE_EXACT_DIGITS, CUREDUCE_EXACT_BASE,
-                                             CUREDUCE_EXACT_PRECISION, CUREDUCE_EXACT_LOWEST));
-    if (gridDim.x > 1) *(unsigned *)work = 0;
+  if (writes_words) {
+    if (threadIdx.x == 0) write_words((s64 *)out, block_words);
+  } else {
+    round_nonzero_digits(out, block_words);
   }
+  if (threadIdx.x == 0 && gridDim.x > 1) *(unsigned *)work = 0;
 }

@@ -33,7 +33,8 @@ cureduce_exact_format cureduce_exact_format_of(cureduce_dtype output) {
 double cureduce_exact_round_words(long long *words, cureduce_dtype input, cureduce_dtype output) {
   cureduce_exact_layout layout = cureduce_exact_layout_of(input);
   cureduce_exact_format format = cureduce_exact_format_of(output);
-  return cureduce_exact_round(words, (int)layout.digits, layout.base, format.precision, format.lowest);
+  return cureduce_exact_round(words, (int)layout.digits, words + layout.digits, layout.base, format.precision,
+                              format.lowest);
 }
 
 size_t cureduce_exact_partial_words(cureduce_dtype input_type) {

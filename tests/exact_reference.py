@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Checks the host's exact-sum reference (tools/reference_exact.c) and the kernels' rounding
-(kernel_templates/exact_round.h) against Python's exact rationals.
+"""Checks the host's exact-sum reference (tools/reference_exact.c) and both roundings of exact
+accumulators (kernel_templates/exact_round.h: of whole partials, and of the kernels' window of
+nonzero digits) against Python's exact rationals.
 
 usage: exact_reference.py CLI [SEED]
 
-Writes cases to CLI (tests/exact_reference_cli.c), which answers each with both results: hard ones (cancellation, ties to even,
-subnormal results, the edge of overflow, specials, alternating huge and tiny values) and random
-ones over each type's whole exponent range, and compares every result bit for bit with the sum
-computed in fractions.Fraction and rounded to nearest even by this script.
+Writes cases to CLI (tests/exact_reference_cli.c), which answers each with the three results:
+hard ones (cancellation, ties to even, subnormal results, the edge of overflow, specials,
+alternating huge and tiny values) and random ones over each type's whole exponent range; compares
+every result bit for bit with the sum computed in fractions.Fraction and rounded to nearest even
+by this script.
 """
 import math
 import random
@@ -128,7 +130,7 @@ def main(argv):
     failures = 0
     for (kind, output, bits), answers in zip(all_cases, results):
         want = expected(kind, output, bits)
-        for who, got in zip(("reference", "kernels' rounding"), answers):
+        for who, got in zip(("reference", "partials' rounding", "kernels' rounding"), answers):
             got_bits = int(got, 16)
             ok = decode(output, got_bits) != decode(output, got_bits) if want is None else got_bits == want
             if not ok:
@@ -136,8 +138,8 @@ def main(argv):
                 if failures <= 10:
                     print("MISMATCH %s, %s->%s %s: got %x, want %s" % (who, kind, output, [hex(b) for b in bits][:8],
                                                                        got_bits, "NaN" if want is None else hex(want)))
-    print("%d cases, two answers each, %d mismatches (seed %d)" % (len(all_cases), failures, seed))
-    return 1 if failures or len(results) != len(all_cases) or any(len(a) != 2 for a in results) else 0
+    print("%d cases, three answers each, %d mismatches (seed %d)" % (len(all_cases), failures, seed))
+    return 1 if failures or len(results) != len(all_cases) or any(len(a) != 3 for a in results) else 0
 
 
 if __name__ == "__main__":

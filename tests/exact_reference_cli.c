@@ -1,10 +1,13 @@
-/* Feeds the cases tests/exact_reference.py writes to two exact sums, and prints both results, so
- * that each is checked against exact rational arithmetic:
+/* Feeds the cases tests/exact_reference.py writes to three exact sums, and prints their results,
+ * so that each is checked against exact rational arithmetic:
  *   the host's reference, cureduce_ref_exact_sum (tools/reference_exact.c);
- *   the kernels' rounding (kernel_templates/exact_round.h, through cureduce_exact_round_words),
- *   given the accumulator words that this file fills bit by bit, as simply as it can be done.
+ *   the rounding of exact partials (kernel_templates/exact_round.h, through
+ *   cureduce_exact_round_words), given the accumulator words that this file fills bit by bit, as
+ *   simply as it can be done;
+ *   the kernels' rounding of the same words, cureduce_exact_round_nonzero, over the window of
+ *   nonzero digits that this file finds.
  * Input, one case a line: "<input type> <output type> <count> <element bits in hex>...".
- * Output, one line a case: the two results' bits in hex. */
+ * Output, one line a case: the three results' bits in hex. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +15,7 @@
 
 #include "dtype.h"
 #include "exact.h"
+#include "exact_round.h"
 #include "reference.h"
 
 /* The accumulator of the inputs, each significand bit added to its digit (few elements only:
@@ -37,6 +41,33 @@ static void fill_words(cureduce_dtype type, const unsigned char *data, size_t co
   }
 }
 
+/* As the kernels round: the window of nonzero digits, found here one by one. */
+static double round_nonzero_window(long long *words, cureduce_dtype input, cureduce_dtype output) {
+  cureduce_exact_layout layout = cureduce_exact_layout_of(input);
+  cureduce_exact_format format = cureduce_exact_format_of(output);
+  int lowest_nonzero = (int)layout.digits, highest_nonzero = -1;
+  for (int d = 0; d < (int)layout.digits; d++)
+    if (words[d]) {
+      lowest_nonzero = d < lowest_nonzero ? d : lowest_nonzero;
+      highest_nonzero = d;
+    }
+  return cureduce_exact_round_nonzero(words, (int)layout.digits, words + layout.digits, lowest_nonzero,
+                                      highest_nonzero, layout.base, format.precision, format.lowest);
+}
+
+static unsigned long long bits_of(const cureduce_value *value, cureduce_dtype type) {
+  unsigned long long bits = 0;
+  memcpy(&bits, &value->value, cureduce_dtype_size(type));
+  return bits;
+}
+
+/* A rounded value (representable, infinite or NaN: the conversion to the output type is exact). */
+static unsigned long long rounded_bits(double rounded, cureduce_dtype type) {
+  cureduce_value value;
+  cureduce_ref_store_float(type, rounded, &value);
+  return bits_of(&value, type);
+}
+
 int main(void) {
   char input_name[16], output_name[16];
   size_t count;
@@ -57,15 +88,13 @@ int main(void) {
       memcpy(data + i * size, &bits, size); /* little-endian: the low bytes */
     }
     cureduce_ref_result r = cureduce_ref_exact_sum((cureduce_dtype)input, (cureduce_dtype)output, data, count);
-    unsigned long long reference = 0, kernels = 0;
-    memcpy(&reference, &r.value.value, cureduce_dtype_size((cureduce_dtype)output));
-    long long words[CUREDUCE_EXACT_MAX_WORDS];
+    long long words[CUREDUCE_EXACT_MAX_WORDS], window_words[CUREDUCE_EXACT_MAX_WORDS];
     fill_words((cureduce_dtype)input, data, count, words);
-    cureduce_value rounded; /* representable, infinite or NaN: the conversion to the output type is exact */
-    cureduce_ref_store_float((cureduce_dtype)output,
-                             cureduce_exact_round_words(words, (cureduce_dtype)input, (cureduce_dtype)output), &rounded);
-    memcpy(&kernels, &rounded.value, cureduce_dtype_size((cureduce_dtype)output));
-    printf("%llx %llx\n", reference, kernels);
+    memcpy(window_words, words, sizeof words);
+    const double partials = cureduce_exact_round_words(words, (cureduce_dtype)input, (cureduce_dtype)output);
+    const double kernels = round_nonzero_window(window_words, (cureduce_dtype)input, (cureduce_dtype)output);
+    printf("%llx %llx %llx\n", bits_of(&r.value, (cureduce_dtype)output), rounded_bits(partials, (cureduce_dtype)output),
+           rounded_bits(kernels, (cureduce_dtype)output));
     free(data);
   }
   return 0;
