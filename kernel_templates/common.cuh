@@ -304,6 +304,7 @@ template <int IN, bool IS_MAX> struct arg_reduction {
   typedef typename O::type K;
   typedef arg_acc<K> acc;
   static const u64 empty = ~0ull;
+  static const bool is_max = IS_MAX;
   // The largest key: sizeof(storage) bytes wide, so that packed maxima agree.
   static __device__ __forceinline__ K nan_key() {
     return (K)((1ull << (8 * (sizeof(typename E::storage) < sizeof(K) ? sizeof(typename E::storage) : sizeof(K)) - 1)) - 1);
@@ -330,9 +331,13 @@ template <int IN, bool IS_MAX> struct arg_reduction {
     if (b.index == empty) return a;
     return b.key > a.key || (b.key == a.key && b.index < a.index) ? b : a;
   }
+  // The element whose key is k (for a NaN key, the library's NaN).
+  static __device__ __forceinline__ typename E::storage storage_of(K k) {
+    return O::has_nan && k == nan_key() ? O::nan_storage() : O::storage(IS_MAX ? k : (K)~k);
+  }
   static __device__ __forceinline__ arg_pair<typename E::value> finish(acc a) {
     arg_pair<typename E::value> r;
-    r.value = E::to_value(O::has_nan && a.key == nan_key() ? O::nan_storage() : O::storage(IS_MAX ? a.key : (K)~a.key));
+    r.value = E::to_value(storage_of(a.key));
     r.index = a.index == empty ? -1 : (long long)a.index;
     return r;
   }
@@ -442,6 +447,14 @@ union unpacked {
 
 #define CUREDUCE_ARG_BY_VECTOR \
   ((CUREDUCE_OP == CUREDUCE_OP_ARGMIN || CUREDUCE_OP == CUREDUCE_OP_ARGMAX) && CUREDUCE_VECTOR_BYTES % 4 == 0)
+// min and max of 8- and 16-bit types take the same keyed path, without the index: element by
+// element, the byte extractions and conversions cost more than the read allows (i8 min and max
+// of 2^28 elements took 72.4 us back to back on an H200, the dp4a sum 65.3 us).
+#define CUREDUCE_EXTREME_BY_VECTOR                                                                 \
+  ((CUREDUCE_OP == CUREDUCE_OP_MIN || CUREDUCE_OP == CUREDUCE_OP_MAX) && CUREDUCE_VECTOR_BYTES % 4 == 0 && \
+   (CUREDUCE_INPUT == CUREDUCE_DTYPE_I8 || CUREDUCE_INPUT == CUREDUCE_DTYPE_U8 ||                  \
+    CUREDUCE_INPUT == CUREDUCE_DTYPE_F16 || CUREDUCE_INPUT == CUREDUCE_DTYPE_BF16))
+#define CUREDUCE_KEYED_BY_VECTOR (CUREDUCE_ARG_BY_VECTOR || CUREDUCE_EXTREME_BY_VECTOR)
 
 #if CUREDUCE_BYTE_SUM
 __device__ __forceinline__ acc_t fold_vector(acc_t acc, vector_t raw, u64) {
@@ -462,36 +475,55 @@ __device__ __forceinline__ acc_t fold_vector(acc_t acc, vector_t raw, u64) {
   return acc + (u64)sum;
 #endif
 }
-#elif CUREDUCE_ARG_BY_VECTOR
-// argmin and argmax fold the loads of an iteration together: each vector's keys (for 8- and
-// 16-bit types four or two a word, with packed SIMD maxima), their largest over all the loads,
-// compared once with the thread's accumulator. Only when that beats the accumulator does the
-// thread look, in the keys it holds, for the first element with the new key. A thread meets its
-// elements in increasing index order (the loads of an iteration, then the next iteration) and
-// replaces only a strictly larger key, so the first occurrence is kept. Element by element, the
-// (value, index) comparisons made these operations compute-bound (argmax bf16 at 33% of the read
-// ceiling on an H200); one accumulator per unrolled load made new extremes, each a warp-wide
-// detour, several times as frequent.
-typedef op::K arg_key_t;
+#elif CUREDUCE_KEYED_BY_VECTOR
+// argmin and argmax fold the loads of an iteration together: every vector's keys, their largest
+// over all the loads, compared once with the thread's accumulator. Only when that beats the
+// accumulator does the thread look, in the vectors it holds, for the first element with the new
+// key. A thread meets its elements in increasing index order (the loads of an iteration, then the
+// next iteration) and replaces only a strictly larger key, so the first occurrence is kept.
+// Element by element, the (value, index) comparisons made these operations compute-bound (argmax
+// bf16 at 33% of the read ceiling on an H200); one accumulator per unrolled load made new
+// extremes, each a warp-wide detour, several times as frequent. min and max of 8- and 16-bit
+// types fold the same way and lift the largest key's element into their own accumulator.
+//
+// The keys are argmin's or argmax's (see arg_reduction): min keeps the largest argmin key.
+typedef arg_reduction<CUREDUCE_INPUT, CUREDUCE_OP == CUREDUCE_OP_ARGMAX || CUREDUCE_OP == CUREDUCE_OP_MAX> key_order;
+typedef key_order::K arg_key_t;
 union vector_words {
   vector_t raw;
   unsigned word[CUREDUCE_VECTOR_BYTES / 4];
 };
 
+// Each vector_keys gives lanes_t (a vector's largest keys, packed where the type allows),
+// best() of one vector, merge() of two, key_of() the largest key of a lanes_t, and first(key):
+// the first element of the vector with that key.
+
+// 16-bit lanes: 8- and 16-bit keys go two to a word, and sm_90 folds a word in one instruction
+// (max.s16x2; the 8-bit form, __vmaxs4, is emulated in about ten).
+struct lanes_16x2 {
+  typedef unsigned lanes_t;
+  static __device__ __forceinline__ unsigned merge(unsigned a, unsigned b) { return __vmaxs2(a, b); }
+  static __device__ __forceinline__ arg_key_t key_of(unsigned m) { return (short)(__vmaxs2(m, m >> 16) & 0xffffu); }
+};
+
+// O, the element's order, is a parameter so that each form compiles only for its own types.
 template <int BYTES, typename O> struct vector_keys {  // 4- and 8-byte elements: a key each
+  typedef arg_key_t lanes_t;
   arg_key_t key[vector_elements];
   __device__ __forceinline__ void of(vector_t raw) {
     unpacked u;
     u.raw = raw;
 #pragma unroll
-    for (int j = 0; j < vector_elements; j++) key[j] = op::key(u.element[j]);
+    for (int j = 0; j < vector_elements; j++) key[j] = key_order::key(u.element[j]);
   }
-  __device__ __forceinline__ arg_key_t largest() const {
+  __device__ __forceinline__ arg_key_t best() const {
     arg_key_t m = key[0];
 #pragma unroll
     for (int j = 1; j < vector_elements; j++) m = max(m, key[j]);
     return m;
   }
+  static __device__ __forceinline__ arg_key_t merge(arg_key_t a, arg_key_t b) { return max(a, b); }
+  static __device__ __forceinline__ arg_key_t key_of(arg_key_t m) { return m; }
   __device__ __forceinline__ int first(arg_key_t m) const {
     int f = 0;
 #pragma unroll
@@ -500,7 +532,7 @@ template <int BYTES, typename O> struct vector_keys {  // 4- and 8-byte elements
     return f;
   }
 };
-template <typename O> struct vector_keys<2, O> {  // f16, bf16: two 16-bit keys a word
+template <typename O> struct vector_keys<2, O> : lanes_16x2 {  // f16, bf16: two 16-bit keys a word
   unsigned word[CUREDUCE_VECTOR_BYTES / 4];
   static __device__ __forceinline__ unsigned top_bit_halves(unsigned w) {  // 0xffff where a half's top bit is set
     unsigned r;
@@ -516,16 +548,15 @@ template <typename O> struct vector_keys<2, O> {  // f16, bf16: two 16-bit keys 
       // A magnitude above infinity's carries into its half's top bit (and never into the next half).
       const unsigned nan = top_bit_halves((w & 0x7fff7fffu) + (0x7fffu - O::inf_bits) * 0x00010001u);
       unsigned k = w ^ (top_bit_halves(w) & 0x7fff7fffu);
-      if (CUREDUCE_OP == CUREDUCE_OP_ARGMIN) k = ~k;
+      if (!key_order::is_max) k = ~k;
       word[i] = (k & ~nan) | (0x7fff7fffu & nan);
     }
   }
-  __device__ __forceinline__ arg_key_t largest() const {
+  __device__ __forceinline__ unsigned best() const {
     unsigned m = word[0];
 #pragma unroll
     for (int i = 1; i < CUREDUCE_VECTOR_BYTES / 4; i++) m = __vmaxs2(m, word[i]);
-    m = __vmaxs2(m, m >> 16);
-    return (short)(m & 0xffffu);
+    return m;
   }
   __device__ __forceinline__ int first(arg_key_t m) const {
     int f = 0;
@@ -537,23 +568,28 @@ template <typename O> struct vector_keys<2, O> {  // f16, bf16: two 16-bit keys 
     return f;
   }
 };
-template <typename O> struct vector_keys<1, O> {  // i8, u8: four 8-bit keys a word
+template <typename O> struct vector_keys<1, O> : lanes_16x2 {  // i8, u8: four 8-bit keys a word
   unsigned word[CUREDUCE_VECTOR_BYTES / 4];
+  // The even and the odd bytes of a word, sign-extended into 16-bit lanes (prmt's sign mode).
+  static __device__ __forceinline__ unsigned lanes_of(unsigned w, unsigned selector) {
+    unsigned r;
+    asm("prmt.b32 %0, %1, 0, %2;" : "=r"(r) : "r"(w), "r"(selector));
+    return r;
+  }
   __device__ __forceinline__ void of(vector_t raw) {
     vector_words v;
     v.raw = raw;
 #pragma unroll
     for (int i = 0; i < CUREDUCE_VECTOR_BYTES / 4; i++)
       word[i] = v.word[i] ^ ((CUREDUCE_INPUT == CUREDUCE_DTYPE_U8 ? 0x80808080u : 0u) ^
-                             (CUREDUCE_OP == CUREDUCE_OP_ARGMIN ? 0xffffffffu : 0u));
+                             (key_order::is_max ? 0u : 0xffffffffu));
   }
-  __device__ __forceinline__ arg_key_t largest() const {
-    unsigned m = word[0];
+  __device__ __forceinline__ unsigned best() const {
+    unsigned m = __vmaxs2(lanes_of(word[0], 0xa280u), lanes_of(word[0], 0xb391u));
 #pragma unroll
-    for (int i = 1; i < CUREDUCE_VECTOR_BYTES / 4; i++) m = __vmaxs4(m, word[i]);
-    m = __vmaxs4(m, m >> 16);
-    m = __vmaxs4(m, m >> 8);
-    return (signed char)(m & 0xffu);
+    for (int i = 1; i < CUREDUCE_VECTOR_BYTES / 4; i++)
+      m = __vmaxs2(m, __vmaxs2(lanes_of(word[i], 0xa280u), lanes_of(word[i], 0xb391u)));
+    return m;
   }
   __device__ __forceinline__ int first(arg_key_t m) const {
     int f = 0;
@@ -571,24 +607,29 @@ typedef vector_keys<(int)sizeof(input_t), order_key<CUREDUCE_INPUT> > keyed_vect
 template <int COUNT>
 __device__ __forceinline__ acc_t fold_vectors(acc_t acc, const vector_t *loaded, u64 first_index, u64 stride) {
   keyed_vector keys[COUNT];
-  arg_key_t m[COUNT];
+  keys[0].of(loaded[0]);
+  typename keyed_vector::lanes_t lanes = keys[0].best();
 #pragma unroll
-  for (int c = 0; c < COUNT; c++) {
+  for (int c = 1; c < COUNT; c++) {
     keys[c].of(loaded[c]);
-    m[c] = keys[c].largest();
+    lanes = keyed_vector::merge(lanes, keys[c].best());
   }
-  arg_key_t largest = m[0];
-#pragma unroll
-  for (int c = 1; c < COUNT; c++) largest = max(largest, m[c]);
+  const arg_key_t largest = keyed_vector::key_of(lanes);
+#if CUREDUCE_ARG_BY_VECTOR
   if (largest > acc.key || acc.index == op::empty) {
     u64 index = 0;
 #pragma unroll
     for (int c = COUNT - 1; c >= 0; c--)  // the first vector holding the key, found last
-      if (m[c] == largest) index = first_index + c * stride + keys[c].first(largest);
+      if (keyed_vector::key_of(keys[c].best()) == largest) index = first_index + c * stride + keys[c].first(largest);
     acc.key = largest;
     acc.index = index;
   }
   return acc;
+#else
+  (void)first_index;
+  (void)stride;
+  return op::combine(acc, op::lift(key_order::storage_of(largest), 0));
+#endif
 }
 
 __device__ __forceinline__ acc_t fold_vector(acc_t acc, vector_t raw, u64 first_index) {
@@ -607,7 +648,7 @@ __device__ __forceinline__ acc_t fold_vector(acc_t acc, vector_t raw, u64 first_
 }
 #endif
 
-#if !CUREDUCE_ARG_BY_VECTOR
+#if !CUREDUCE_KEYED_BY_VECTOR
 // The loads of one iteration, `stride` elements apart, each into its own accumulator.
 __device__ __forceinline__ void fold_loads(acc_t *acc, const vector_t *loaded, u64 first_index, u64 stride) {
 #pragma unroll
