@@ -496,7 +496,26 @@ union vector_words {
 
 // Each vector_keys gives lanes_t (a vector's largest keys, packed where the type allows),
 // best() of one vector, merge() of two, key_of() the largest key of a lanes_t, and first(key):
-// the first element of the vector with that key.
+// the first element of the vector with that key, or -1.
+
+// The first BITS-wide lane of the words equal to pattern's lanes, counted from lane 0 of word 0,
+// or -1. A word of x = w ^ pattern has (x - ones) & ~x flag, in a lane's top bit, every zero lane
+// and only lanes above a zero one besides (a borrow runs upwards only): so its lowest flag is a
+// match. Three instructions a word: with random 8-bit data a warp meets new extremes in most of
+// its first iterations, and a lane-by-lane search made argmax i8 spend more time there than in
+// the loads.
+template <int BITS>
+__device__ __forceinline__ int first_zero_lane(const unsigned *word, unsigned pattern) {
+  const unsigned ones = BITS == 8 ? 0x01010101u : 0x00010001u, tops = ones << (BITS - 1);
+  int f = -1;
+#pragma unroll
+  for (int i = CUREDUCE_VECTOR_BYTES / 4 - 1; i >= 0; i--) {
+    const unsigned x = word[i] ^ pattern, zero = (x - ones) & ~x & tops;
+    const int lane = (int)(__brev(zero) ? __clz(__brev(zero)) : 0) / BITS;  // a select, not a branch
+    f = zero ? i * (32 / BITS) + lane : f;
+  }
+  return f;
+}
 
 // 16-bit lanes: 8- and 16-bit keys go two to a word, and sm_90 folds a word in one instruction
 // (max.s16x2; the 8-bit form, __vmaxs4, is emulated in about ten).
@@ -525,7 +544,7 @@ template <int BYTES, typename O> struct vector_keys {  // 4- and 8-byte elements
   static __device__ __forceinline__ arg_key_t merge(arg_key_t a, arg_key_t b) { return max(a, b); }
   static __device__ __forceinline__ arg_key_t key_of(arg_key_t m) { return m; }
   __device__ __forceinline__ int first(arg_key_t m) const {
-    int f = 0;
+    int f = -1;
 #pragma unroll
     for (int j = vector_elements - 1; j >= 0; j--)
       if (key[j] == m) f = j;
@@ -559,13 +578,7 @@ template <typename O> struct vector_keys<2, O> : lanes_16x2 {  // f16, bf16: two
     return m;
   }
   __device__ __forceinline__ int first(arg_key_t m) const {
-    int f = 0;
-#pragma unroll
-    for (int i = CUREDUCE_VECTOR_BYTES / 4 - 1; i >= 0; i--) {
-      if ((short)(word[i] >> 16) == m) f = 2 * i + 1;
-      if ((short)(word[i] & 0xffffu) == m) f = 2 * i;
-    }
-    return f;
+    return first_zero_lane<16>(word, (unsigned)(m & 0xffff) * 0x00010001u);
   }
 };
 template <typename O> struct vector_keys<1, O> : lanes_16x2 {  // i8, u8: four 8-bit keys a word
@@ -592,13 +605,7 @@ template <typename O> struct vector_keys<1, O> : lanes_16x2 {  // i8, u8: four 8
     return m;
   }
   __device__ __forceinline__ int first(arg_key_t m) const {
-    int f = 0;
-#pragma unroll
-    for (int i = CUREDUCE_VECTOR_BYTES / 4 - 1; i >= 0; i--)
-#pragma unroll
-      for (int b = 3; b >= 0; b--)
-        if ((signed char)(word[i] >> (8 * b)) == m) f = 4 * i + b;
-    return f;
+    return first_zero_lane<8>(word, (unsigned)(m & 0xff) * 0x01010101u);
   }
 };
 typedef vector_keys<(int)sizeof(input_t), order_key<CUREDUCE_INPUT> > keyed_vector;
@@ -617,12 +624,18 @@ __device__ __forceinline__ acc_t fold_vectors(acc_t acc, const vector_t *loaded,
   const arg_key_t largest = keyed_vector::key_of(lanes);
 #if CUREDUCE_ARG_BY_VECTOR
   if (largest > acc.key || acc.index == op::empty) {
-    u64 index = 0;
+    // The first vector holding the key (found by its best, which the fold computed already), then
+    // the first element in that vector alone: a search of every vector cost more than the loads.
+    int holder = COUNT - 1;
 #pragma unroll
-    for (int c = COUNT - 1; c >= 0; c--)  // the first vector holding the key, found last
-      if (keyed_vector::key_of(keys[c].best()) == largest) index = first_index + c * stride + keys[c].first(largest);
+    for (int c = COUNT - 2; c >= 0; c--)
+      if (keyed_vector::key_of(keys[c].best()) == largest) holder = c;
+    keyed_vector held = keys[COUNT - 1];
+#pragma unroll
+    for (int c = COUNT - 2; c >= 0; c--)
+      if (holder == c) held = keys[c];
     acc.key = largest;
-    acc.index = index;
+    acc.index = first_index + holder * stride + held.first(largest);
   }
   return acc;
 #else
