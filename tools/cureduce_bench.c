@@ -56,9 +56,12 @@ static void usage(FILE *out) {
         "\n"
         "Columns: us, the median of event-timed single calls; b2b us, the mean of calls enqueued\n"
         "back to back; GB/s and %ceil from the median, %b2b from the back-to-back mean (the launch\n"
-        "latency left out); CUB us and CUB/cr, CUB's median over cureduce's, for every operation\n"
-        "(Sum, a multiply Reduce for prod, Min, Max, ArgMin, ArgMax; plain Sum beside exact_sum,\n"
-        "as CUB 3.0.1 has no gpu_to_gpu determinism). exact_sum is checked bit for bit at every n.\n"
+        "latency left out), both against the read ceiling (the plain streaming kernel over at least\n"
+        "2 GiB, back to back); %strm, the same kernel's back-to-back time over the row's own bytes\n"
+        "over the row's b2b time: 100 is as fast as a bare read of the same size, which pays the\n"
+        "same ramp-up and last wave; CUB us and CUB/cr, CUB's median over cureduce's, for every\n"
+        "operation (Sum, a multiply Reduce for prod, Min, Max, ArgMin, ArgMax; plain Sum beside\n"
+        "exact_sum, as CUB 3.0.1 has no gpu_to_gpu determinism). exact_sum is checked bit for bit at every n.\n"
         "The comparison ends with the host overhead: the CPU time to enqueue one cureduce_reduce\n"
         "against one bare cuLaunchKernel of the same kernel and grid.\n",
         out);
@@ -189,6 +192,8 @@ typedef struct bench {
   CUdeviceptr data;   /* where the reductions start: input + the --offset */
   CUdeviceptr flush;  /* --l2 flushed: written before every timed single call */
   size_t flush_bytes;
+  CUmodule stream_module;
+  CUfunction stream_kernel; /* the plain streaming kernel of the read ceiling */
   double ceiling_gbps;
 } bench;
 
@@ -350,29 +355,35 @@ static const char *verify(bench *b, const call *c, bool have_cub, bool random_da
   return "CUB";
 }
 
-/* The read ceiling: the mean of back-to-back streams over the whole input buffer. */
-static double measure_ceiling(bench *b, int reps) {
+/* Loads the plain streaming kernel (kernel_templates/read_ceiling.cu) that the read ceiling and
+ * the stream column time. */
+static void load_stream_kernel(bench *b) {
   const cureduce_template_set *templates;
   cureduce_binary binary;
   if (cureduce_templates_get(&templates) != CUREDUCE_STATUS_OK ||
       cureduce_nvrtc_compile(cureduce_template_find(templates, "read_ceiling.cu"), "read_ceiling.cu",
                              b->context->info.arch, &binary) != CUREDUCE_STATUS_OK)
     fail("compiling the read-ceiling kernel");
-  CUmodule module;
-  CUfunction kernel;
-  check_cuda(b->cu->cuModuleLoadData(&module, binary.data), "cuModuleLoadData");
+  check_cuda(b->cu->cuModuleLoadData(&b->stream_module, binary.data), "cuModuleLoadData");
   free(binary.data);
-  check_cuda(b->cu->cuModuleGetFunction(&kernel, module, "cureduce_read_ceiling"), "cuModuleGetFunction");
-  unsigned long long vectors = b->input_bytes / 16;
+  check_cuda(b->cu->cuModuleGetFunction(&b->stream_kernel, b->stream_module, "cureduce_read_ceiling"),
+             "cuModuleGetFunction");
+}
+
+/* The mean of back-to-back streams over the first `bytes` of the input buffer (rounded up to
+ * whole 16-byte loads), after a warm-up. */
+static double stream_us(bench *b, size_t bytes, int reps) {
+  unsigned long long vectors = (bytes + 15) / 16;
   CUdeviceptr sink = b->output;
   void *parameters[] = {&b->input, &vectors, &sink};
-  raw_launch ceiling = {kernel, (unsigned)b->context->info.sm_count * 8, 256, parameters};
-  call c = {.kind = CALL_RAW, .raw = &ceiling};
-  time_median(b, &c, 1); /* the warm-up */
-  double us = time_back_to_back(b, &c, reps);
-  b->cu->cuModuleUnload(module);
-  return gbps(b->input_bytes, us);
+  raw_launch stream = {b->stream_kernel, (unsigned)b->context->info.sm_count * 8, 256, parameters};
+  call c = {.kind = CALL_RAW, .raw = &stream};
+  time_median(b, &c, 1);
+  return time_back_to_back(b, &c, reps);
 }
+
+/* The read ceiling: the streaming kernel over the whole input buffer, back to back. */
+static double measure_ceiling(bench *b, int reps) { return gbps(b->input_bytes, stream_us(b, b->input_bytes, reps)); }
 
 /* ---- the tables ---------------------------------------------------------------------------- */
 
@@ -430,6 +441,7 @@ static int compare_floats_double(const void *a, const void *b) {
 typedef struct row {
   const call *c;
   double us, b2b_us, cub_us; /* cub_us 0: no CUB figure */
+  double stream_b2b_us;      /* the plain streaming kernel over the same bytes, back to back */
   const char *checked;
 } row;
 
@@ -437,16 +449,16 @@ static void print_row(const options *o, const bench *b, const row *r, bool first
   size_t bytes = r->c->n * cureduce_dtype_size(r->c->input);
   double rate = gbps(bytes, r->us), ceiling = 100 * rate / b->ceiling_gbps;
   double b2b_ceiling = 100 * gbps(bytes, r->b2b_us) / b->ceiling_gbps;
-  double ratio = r->cub_us > 0 ? r->cub_us / r->us : NAN;
+  double ratio = r->cub_us > 0 ? r->cub_us / r->us : NAN, of_stream = 100 * r->stream_b2b_us / r->b2b_us;
   const char *op = cureduce_op_name(r->c->op), *type = cureduce_dtype_name(r->c->input);
   switch (o->format) {
   case FORMAT_TABLE:
-    printf("%-9s %-5s %12zu %9.2f %9.2f %8.1f %6.1f %6.1f %9.2f %8.3f %6s\n", op, type, r->c->n, r->us, r->b2b_us,
-           rate, ceiling, b2b_ceiling, r->cub_us, ratio, r->checked);
+    printf("%-9s %-5s %12zu %9.2f %9.2f %8.1f %6.1f %6.1f %6.1f %9.2f %8.3f %6s\n", op, type, r->c->n, r->us,
+           r->b2b_us, rate, ceiling, b2b_ceiling, of_stream, r->cub_us, ratio, r->checked);
     break;
   case FORMAT_CSV:
-    printf("%s,%s,%zu,%.2f,%.2f,%.1f,%.1f,%.1f,%.2f,%.3f,%s\n", op, type, r->c->n, r->us, r->b2b_us, rate, ceiling,
-           b2b_ceiling, r->cub_us, ratio, r->checked);
+    printf("%s,%s,%zu,%.2f,%.2f,%.1f,%.1f,%.1f,%.2f,%.1f,%.2f,%.3f,%s\n", op, type, r->c->n, r->us, r->b2b_us, rate,
+           ceiling, b2b_ceiling, r->stream_b2b_us, of_stream, r->cub_us, ratio, r->checked);
     break;
   case FORMAT_JSON: {
     char cub[32] = "null", cub_ratio[32] = "null";
@@ -455,9 +467,10 @@ static void print_row(const options *o, const bench *b, const row *r, bool first
       snprintf(cub_ratio, sizeof cub_ratio, "%.3f", ratio);
     }
     printf("%s\n  {\"op\": \"%s\", \"type\": \"%s\", \"n\": %zu, \"us\": %.2f, \"b2b_us\": %.2f, \"gbps\": %.1f, "
-           "\"pct_ceiling\": %.1f, \"pct_ceiling_b2b\": %.1f, \"cub_us\": %s, \"cub_over_cureduce\": %s, "
-           "\"checked\": \"%s\"}",
-           first ? "" : ",", op, type, r->c->n, r->us, r->b2b_us, rate, ceiling, b2b_ceiling, cub, cub_ratio, r->checked);
+           "\"pct_ceiling\": %.1f, \"pct_ceiling_b2b\": %.1f, \"stream_b2b_us\": %.2f, \"pct_stream\": %.1f, "
+           "\"cub_us\": %s, \"cub_over_cureduce\": %s, \"checked\": \"%s\"}",
+           first ? "" : ",", op, type, r->c->n, r->us, r->b2b_us, rate, ceiling, b2b_ceiling, r->stream_b2b_us,
+           of_stream, cub, cub_ratio, r->checked);
     break;
   }
   }
@@ -466,10 +479,11 @@ static void print_row(const options *o, const bench *b, const row *r, bool first
 
 static void print_comparison_header(const options *o) {
   if (o->format == FORMAT_CSV)
-    printf("op,type,n,us,b2b_us,gbps,pct_ceiling,pct_ceiling_b2b,cub_us,cub_over_cureduce,checked\n");
+    printf("op,type,n,us,b2b_us,gbps,pct_ceiling,pct_ceiling_b2b,stream_b2b_us,pct_stream,cub_us,cub_over_cureduce,"
+           "checked\n");
   else if (o->format == FORMAT_TABLE)
-    printf("%-9s %-5s %12s %9s %9s %8s %6s %6s %9s %8s %6s\n", "op", "type", "n", "us", "b2b us", "GB/s", "%ceil",
-           "%b2b", "CUB us", "CUB/cr", "check");
+    printf("%-9s %-5s %12s %9s %9s %8s %6s %6s %6s %9s %8s %6s\n", "op", "type", "n", "us", "b2b us", "GB/s", "%ceil",
+           "%b2b", "%strm", "CUB us", "CUB/cr", "check");
 }
 
 /* Times every (type, op, size) of the run against CUB; returns the CUB/cureduce ratios. */
@@ -488,9 +502,10 @@ static int compare_all(const options *o, bench *b, bool have_cub, double *ratios
           continue;
         if (o->random_data && op == CUREDUCE_OP_PROD && type <= CUREDUCE_F64)
           continue; /* products of random floats overflow: nothing to time */
-        row r = {&c, 0, 0, 0, verify(b, &c, have_cub, o->random_data)};
+        row r = {&c, 0, 0, 0, 0, verify(b, &c, have_cub, o->random_data)};
         r.us = time_median(b, &c, o->reps);
         r.b2b_us = time_back_to_back(b, &c, o->reps);
+        r.stream_b2b_us = stream_us(b, c.n * cureduce_dtype_size(type), o->reps);
         if (have_cub) {
           call cub = c;
           cub.kind = CALL_CUB;
@@ -733,6 +748,7 @@ int main(int argc, char **argv) {
   cureduce_ref_seed();
   allocate(&o, &b, have_cub);
   fill_input(&b, CUREDUCE_U32, true);
+  load_stream_kernel(&b);
   b.ceiling_gbps = measure_ceiling(&b, 50);
   print_header(&o, &b);
   int code = o.ladder ? run_ladder(&o, &b, have_cub) : run_comparison(&o, &b, have_cub);
@@ -740,6 +756,7 @@ int main(int argc, char **argv) {
   b.cu->cuStreamDestroy(b.stream);
   CUcontext popped;
   b.cu->cuCtxPopCurrent(&popped);
+  b.cu->cuModuleUnload(b.stream_module);
   cureduce_context_destroy(b.context);
   return code;
 }
