@@ -61,9 +61,9 @@ static void usage(FILE *out) {
         "over the row's b2b time: 100 is as fast as a bare read of the same size, which pays the\n"
         "same ramp-up and last wave; CUB us and CUB/cr, CUB's median over cureduce's, for every\n"
         "operation (Sum, a multiply Reduce for prod, Min, Max, ArgMin, ArgMax; plain Sum beside\n"
-        "exact_sum, as CUB 3.0.1 has no gpu_to_gpu determinism). exact_sum is checked bit for bit at every n.\n"
-        "The comparison ends with the host overhead: the CPU time to enqueue one cureduce_reduce\n"
-        "against one bare cuLaunchKernel of the same kernel and grid.\n",
+        "exact_sum, as CUB 3.0.1 has no gpu_to_gpu determinism). exact_sum is checked bit for bit\n"
+        "at every n. The comparison ends with the host overhead: the CPU time to enqueue one\n"
+        "cureduce_reduce against one bare cuLaunchKernel of the same kernel and grid.\n",
         out);
 }
 
