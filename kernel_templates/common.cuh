@@ -335,9 +335,10 @@ template <int IN, bool IS_MAX> struct arg_reduction {
   static __device__ __forceinline__ typename E::storage storage_of(K k) {
     return O::has_nan && k == nan_key() ? O::nan_storage() : O::storage(IS_MAX ? k : (K)~k);
   }
+  // Nothing folded (an empty row, column or segment): min's or max's identity, index -1.
   static __device__ __forceinline__ arg_pair<typename E::value> finish(acc a) {
     arg_pair<typename E::value> r;
-    r.value = E::to_value(storage_of(a.key));
+    r.value = a.index == empty ? (IS_MAX ? E::lowest() : E::highest()) : E::to_value(storage_of(a.key));
     r.index = a.index == empty ? -1 : (long long)a.index;
     return r;
   }
@@ -669,9 +670,10 @@ __device__ __forceinline__ void fold_loads(acc_t *acc, const vector_t *loaded, u
 }
 #endif
 
-__device__ __forceinline__ acc_t grid_stride_accumulate(const input_t *__restrict__ input, u64 n) {
-  const u64 thread = (u64)blockIdx.x * CUREDUCE_BLOCK + threadIdx.x;
-  const u64 threads = (u64)gridDim.x * CUREDUCE_BLOCK;
+// The elements [0, n) of input, taken by `threads` threads of which this is `thread`: vectors in
+// a strided loop, the head and tail element by element. Indices are from input.
+__device__ __forceinline__ acc_t strided_accumulate(const input_t *__restrict__ input, u64 n, u64 thread,
+                                                    u64 threads) {
   const u64 misalignment = (u64)input % CUREDUCE_VECTOR_BYTES;
   u64 head = misalignment ? (CUREDUCE_VECTOR_BYTES - misalignment) / sizeof(input_t) : 0;
   if (head > n) head = n;
@@ -691,40 +693,52 @@ __device__ __forceinline__ acc_t grid_stride_accumulate(const input_t *__restric
     fold_loads(acc, loaded, head + v * vector_elements, threads * vector_elements);
   }
   for (; v < vectors; v += threads) acc[0] = fold_vector(acc[0], __ldg(body + v), head + v * vector_elements);
-  if (thread < head) acc[0] = op::combine(acc[0], op::lift(input[thread], thread));
-  if (thread < n - tail_start) acc[0] = op::combine(acc[0], op::lift(input[tail_start + thread], tail_start + thread));
+  // Fewer threads than head or tail elements only in a small group (row_groups.cu).
+  for (u64 i = thread; i < head; i += threads) acc[0] = op::combine(acc[0], op::lift(input[i], i));
+  for (u64 i = tail_start + thread; i < n; i += threads) acc[0] = op::combine(acc[0], op::lift(input[i], i));
 
 #pragma unroll
   for (int k = 1; k < CUREDUCE_UNROLL; k++) acc[0] = op::combine(acc[0], acc[k]);
   return acc[0];
 }
 
+// The whole grid over the whole input.
+__device__ __forceinline__ acc_t grid_stride_accumulate(const input_t *__restrict__ input, u64 n) {
+  return strided_accumulate(input, n, (u64)blockIdx.x * CUREDUCE_BLOCK + threadIdx.x,
+                            (u64)gridDim.x * CUREDUCE_BLOCK);
+}
 
-// The single-pass finish: every block leaves its partial, and the last block to arrive folds
-// all partials in block order (so the result does not depend on which block was last), writes
-// the result, and re-arms the ticket for the next launch on this workspace.
-__device__ __forceinline__ void finish_single_pass(acc_t block_value, void *out, acc_t *partials,
-                                                  unsigned *ticket) {
-  if (gridDim.x == 1) {
+// The single-pass finish of `blocks` blocks, this one the `place`-th: every block leaves its
+// partial, and the last block to arrive folds all partials in block order (so the result does not
+// depend on which block was last), writes the result, and re-arms the ticket for the next launch
+// on this workspace. Rows and segments finish each with blocks of their own (row_blocks.cu).
+__device__ __forceinline__ void finish_blocks(acc_t block_value, unsigned blocks, unsigned place, void *out,
+                                              acc_t *partials, unsigned *ticket) {
+  if (blocks == 1) {
     if (threadIdx.x == 0) store_result(out, op::finish(block_value));
     return;
   }
   __shared__ bool is_last_block;
   if (threadIdx.x == 0) {
-    store_partial(&partials[blockIdx.x], block_value);
+    store_partial(&partials[place], block_value);
     __threadfence();
-    is_last_block = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    is_last_block = atomicAdd(ticket, 1u) == blocks - 1;
   }
   __syncthreads();
   if (!is_last_block) return;
   __threadfence();
   acc_t v = op::identity();
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += CUREDUCE_BLOCK) v = op::combine(v, load_partial(&partials[b]));
+  for (unsigned b = threadIdx.x; b < blocks; b += CUREDUCE_BLOCK) v = op::combine(v, load_partial(&partials[b]));
   v = block_reduce(v);
   if (threadIdx.x == 0) {
     store_result(out, op::finish(v));
     *ticket = 0;
   }
+}
+
+__device__ __forceinline__ void finish_single_pass(acc_t block_value, void *out, acc_t *partials,
+                                                  unsigned *ticket) {
+  finish_blocks(block_value, gridDim.x, blockIdx.x, out, partials, ticket);
 }
 
 }  // namespace cureduce

@@ -10,6 +10,8 @@ unsigned cureduce_grid_for(const cureduce_spec *spec, int sm_count, size_t count
   case CUREDUCE_COVER_ONE_PER_THREAD: break;
   case CUREDUCE_COVER_TWO_PER_THREAD: per_block *= 2; break;
   case CUREDUCE_COVER_UNROLL_PER_THREAD: per_block *= spec->unroll; break;
+  case CUREDUCE_COVER_SHAPE: /* shape.c sizes shaped launches; one here keeps the switch whole */
+    return 1;
   case CUREDUCE_COVER_GRID_STRIDE: {
     /* Partials are read one at a time; the input a vector at a time, several in flight. */
     if (first_pass)

@@ -7,40 +7,7 @@
 #include "execute.h"
 #include "plan.h"
 #include "pointers.h"
-
-void cureduce_problem_init(cureduce_problem *problem, cureduce_op op, cureduce_dtype input_type,
-                           cureduce_dtype output_type, uint64_t n) {
-  if (problem)
-    *problem = (cureduce_problem){op, input_type, output_type, CUREDUCE_LAYOUT_CONTIGUOUS, n, {0}};
-}
-
-cureduce_status cureduce_problem_check(const cureduce_problem *problem) {
-  CUREDUCE_RETURN_ERROR_IF(!problem, NULL_POINTER, "problem must not be NULL");
-  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_types(problem->op, problem->input_type, problem->output_type));
-  CUREDUCE_RETURN_ERROR_IF(problem->layout != CUREDUCE_LAYOUT_CONTIGUOUS, UNSUPPORTED,
-                           "layout %d is not a cureduce_layout this version knows", (int)problem->layout);
-  for (size_t i = 0; i < sizeof problem->reserved; i++)
-    CUREDUCE_RETURN_ERROR_IF(problem->reserved[i] != 0, INVALID_ARGUMENT,
-                             "reserved byte %zu is not zero: start from cureduce_problem_init()", i);
-  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_not_empty(problem->op, problem->n));
-  return CUREDUCE_STATUS_OK;
-}
-
-cureduce_status cureduce_check_call_pointers(cureduce_op op, cureduce_dtype input_type, const void *input, size_t n,
-                                             cureduce_dtype output_type, const void *output) {
-  size_t element = cureduce_dtype_size(input_type);
-  CUREDUCE_RETURN_ERROR_IF(n > 0 && !input, NULL_POINTER, "input is NULL with n = %zu", n);
-  CUREDUCE_RETURN_ERROR_IF(!output, NULL_POINTER, "output must not be NULL");
-  CUREDUCE_RETURN_ERROR_IF((uintptr_t)input % element != 0, MISALIGNED_POINTER,
-                           "input %p is not aligned to its %zu-byte elements", input, element);
-  size_t alignment = cureduce_result_alignment(op, output_type);
-  CUREDUCE_RETURN_ERROR_IF((uintptr_t)output % alignment != 0, MISALIGNED_POINTER,
-                           "output %p is not aligned to %zu bytes", output, alignment);
-  CUREDUCE_RETURN_ERROR_IF(n > (UINTPTR_MAX - (uintptr_t)input) / element, INVALID_ARGUMENT,
-                           "%zu elements of %zu bytes from %p run past the end of the address space", n, element,
-                           input);
-  return CUREDUCE_STATUS_OK;
-}
+#include "shape.h"
 
 /* ---- choosing a configuration ------------------------------------------------------------------ */
 
@@ -195,15 +162,40 @@ static cureduce_status pin_choice(cureduce_context *context, const cureduce_prob
                                spec.output != problem->output_type,
                            INVALID_SPEC, "spec '%s' is not for %s of %s to %s", text, cureduce_op_name(problem->op),
                            cureduce_dtype_name(problem->input_type), cureduce_dtype_name(problem->output_type));
+  CUREDUCE_RETURN_ERROR_IF(cureduce_strategy_layout((cureduce_strategy)spec.strategy) != problem->layout, INVALID_SPEC,
+                           "spec '%s' is not for this problem's layout", text);
   cureduce_kernel kernel;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_kcache_get(&context->kernels, &spec, &kernel));
   *choice = (cureduce_choice){spec, kernel.first, CUREDUCE_PLAN_PINNED, NULL};
   return CUREDUCE_STATUS_OK;
 }
 
+/* A shaped problem's choice: the pinned spec, which must fit the layout, or the heuristic's for
+ * the shape (shapes are not tuned yet), and its launch. */
+static cureduce_status fill_shaped_plan(cureduce_plan *plan, const char *spec) {
+  cureduce_context *context = plan->context;
+  const cureduce_problem *problem = &plan->problem;
+  if (spec) {
+    CUREDUCE_FORWARD_IF_ERROR(pin_choice(context, problem, spec, &plan->choice));
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_shape_check_spec(&plan->choice.spec, problem));
+  } else {
+    cureduce_spec chosen = cureduce_shape_heuristic(problem, context->info.sm_count, context->info.max_threads_per_sm);
+    cureduce_kernel kernel;
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_kcache_get(&context->kernels, &chosen, &kernel));
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_fit_resident(context->driver, kernel.first, &chosen));
+    plan->choice = (cureduce_choice){chosen, kernel.first, CUREDUCE_PLAN_HEURISTIC, NULL};
+  }
+  plan->shaped = cureduce_shape_geometry(&plan->choice.spec, problem, context->info.sm_count);
+  plan->grid = plan->shaped.grid_x;
+  plan->workspace_bytes = plan->shaped.workspace_bytes;
+  return CUREDUCE_STATUS_OK;
+}
+
 static cureduce_status fill_plan(cureduce_plan *plan, const char *spec) {
   cureduce_context *context = plan->context;
   const cureduce_problem *problem = &plan->problem;
+  if (cureduce_problem_is_shaped(problem))
+    return fill_shaped_plan(plan, spec);
   if (spec) {
     CUREDUCE_FORWARD_IF_ERROR(pin_choice(context, problem, spec, &plan->choice));
   } else {
@@ -264,7 +256,93 @@ cureduce_status cureduce_plan_describe(const cureduce_plan *plan, cureduce_plan_
   info->block = plan->choice.spec.block;
   info->workspace_bytes = plan->workspace_bytes;
   info->workspace_alignment = CUREDUCE_WORKSPACE_ALIGNMENT;
+  info->grid_y = cureduce_problem_is_shaped(&plan->problem) ? plan->shaped.grid_y : 1;
   return CUREDUCE_STATUS_OK;
+}
+
+/* The workspace of a shaped launch: the caller's, its tickets zeroed on the stream (any content
+ * will do), or the stream's slot when the launch fits one. */
+static cureduce_status shaped_workspace(const cureduce_plan *plan, CUdeviceptr given, size_t given_bytes,
+                                        CUstream stream, CUdeviceptr *workspace) {
+  cureduce_context *context = plan->context;
+  const cureduce_shape_launch *launch = &plan->shaped;
+  *workspace = 0;
+  if (!launch->workspace_bytes)
+    return CUREDUCE_STATUS_OK;
+  if (given) {
+    CUREDUCE_RETURN_ERROR_IF(given_bytes < launch->workspace_bytes, INVALID_ARGUMENT,
+                             "workspace of %zu bytes given, %zu needed (cureduce_plan_workspace_size)", given_bytes,
+                             launch->workspace_bytes);
+    CUREDUCE_RETURN_ERROR_IF(given % CUREDUCE_WORKSPACE_ALIGNMENT != 0, MISALIGNED_POINTER,
+                             "workspace %p is not aligned to %d bytes", (void *)(uintptr_t)given,
+                             CUREDUCE_WORKSPACE_ALIGNMENT);
+    if (context->check_pointers)
+      CUREDUCE_FORWARD_IF_ERROR(cureduce_check_device_pointer(context, (const void *)(uintptr_t)given, "workspace"));
+    if (!launch->arm_tickets)
+      CUREDUCE_CU(context->driver->cuMemsetD32Async(given + launch->ticket_offset, 0, launch->ticket_bytes / 4, stream));
+    *workspace = given;
+    return CUREDUCE_STATUS_OK;
+  }
+  CUREDUCE_RETURN_ERROR_IF(launch->workspace_bytes > CUREDUCE_SLOT_BYTES, INVALID_ARGUMENT,
+                           "this plan needs %zu bytes of workspace, more than a stream's slot of %d: pass a "
+                           "workspace (cureduce_plan_workspace_size)",
+                           launch->workspace_bytes, CUREDUCE_SLOT_BYTES);
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_refuse_capture(context, stream, "this reduction needs the library's workspace"));
+  return cureduce_workspace_slot(&context->workspace, stream, workspace);
+}
+
+/* Device checks of a shaped call's memory (settings.check_pointers). */
+static cureduce_status check_shaped_memory(const cureduce_context *context, const void *input, const void *output,
+                                           const int64_t *begin, const int64_t *end) {
+  if (!context->check_pointers)
+    return CUREDUCE_STATUS_OK;
+  const void *memory[] = {input, output, begin, end};
+  static const char *const names[] = {"input", "output", "begin_offsets", "end_offsets"};
+  for (int i = 0; i < 4; i++)
+    if (memory[i])
+      CUREDUCE_FORWARD_IF_ERROR(cureduce_check_device_pointer(context, memory[i], names[i]));
+  return CUREDUCE_STATUS_OK;
+}
+
+static cureduce_status run_shaped(const cureduce_plan *plan, const void *input, const int64_t *begin,
+                                  const int64_t *end, void *output, void *workspace, size_t workspace_bytes,
+                                  CUstream stream) {
+  const cureduce_problem *problem = &plan->problem;
+  if (cureduce_problem_results(problem) == 0)
+    return CUREDUCE_STATUS_OK;
+  cureduce_context *context = plan->context;
+  CUREDUCE_FORWARD_IF_ERROR(check_shaped_memory(context, cureduce_problem_extent(problem) || begin ? input : NULL,
+                                                output, begin, end));
+  CUdeviceptr armed;
+  CUREDUCE_FORWARD_IF_ERROR(explain_launch_failure(
+      context, stream, shaped_workspace(plan, (CUdeviceptr)(uintptr_t)workspace, workspace_bytes, stream, &armed)));
+  cureduce_shape_argument shape = {problem->rows, problem->cols, problem->leading_dimension,
+                                   (CUdeviceptr)(uintptr_t)begin, (CUdeviceptr)(uintptr_t)end};
+  return explain_launch_failure(context, stream,
+                                cureduce_launch_shaped(context->driver, &plan->choice.spec, plan->choice.kernel,
+                                                       &plan->shaped, (CUdeviceptr)(uintptr_t)input, &shape,
+                                                       (CUdeviceptr)(uintptr_t)output, armed, stream));
+}
+
+/* Runs a plan with the context current. */
+static cureduce_status execute_entered(const cureduce_plan *plan, const void *input, const int64_t *begin,
+                                       const int64_t *end, void *output, void *workspace, size_t workspace_bytes,
+                                       void *stream) {
+  const cureduce_problem *problem = &plan->problem;
+  if (cureduce_problem_is_shaped(problem))
+    return run_shaped(plan, input, begin, end, output, workspace, workspace_bytes, (CUstream)stream);
+  cureduce_launch launch = {(CUdeviceptr)(uintptr_t)input, (size_t)problem->n, (CUdeviceptr)(uintptr_t)output, false,
+                            (CUdeviceptr)(uintptr_t)workspace, workspace_bytes, (CUstream)stream};
+  return cureduce_plan_run(plan->context, &plan->choice, &launch);
+}
+
+static cureduce_status execute(const cureduce_plan *plan, const void *input, const int64_t *begin, const int64_t *end,
+                               void *output, void *workspace, size_t workspace_bytes, void *stream) {
+  bool pushed;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_context_enter(plan->context, &pushed));
+  cureduce_status status = execute_entered(plan, input, begin, end, output, workspace, workspace_bytes, stream);
+  cureduce_context_leave(plan->context, pushed);
+  return status;
 }
 
 cureduce_status cureduce_plan_execute(const cureduce_plan *plan, const void *input, void *output, void *workspace,
@@ -272,16 +350,27 @@ cureduce_status cureduce_plan_execute(const cureduce_plan *plan, const void *inp
   cureduce_error_clear();
   CUREDUCE_RETURN_ERROR_IF(!plan, NULL_POINTER, "plan must not be NULL");
   const cureduce_problem *problem = &plan->problem;
-  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_call_pointers(problem->op, problem->input_type, input, (size_t)problem->n,
-                                                         problem->output_type, output));
-  cureduce_context *context = plan->context;
-  bool pushed;
-  CUREDUCE_FORWARD_IF_ERROR(cureduce_context_enter(context, &pushed));
-  cureduce_launch launch = {(CUdeviceptr)(uintptr_t)input, (size_t)problem->n, (CUdeviceptr)(uintptr_t)output, false,
-                            (CUdeviceptr)(uintptr_t)workspace, workspace_bytes, (CUstream)stream};
-  cureduce_status status = cureduce_plan_run(context, &plan->choice, &launch);
-  cureduce_context_leave(context, pushed);
-  return status;
+  CUREDUCE_RETURN_ERROR_IF(problem->layout == CUREDUCE_LAYOUT_SEGMENTS, INVALID_ARGUMENT,
+                           "a segments plan needs its offsets: call cureduce_plan_execute_segments()");
+  if (cureduce_problem_is_shaped(problem))
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_check_shaped_pointers(problem, input, output));
+  else
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_check_call_pointers(problem->op, problem->input_type, input,
+                                                           (size_t)problem->n, problem->output_type, output));
+  return execute(plan, input, NULL, NULL, output, workspace, workspace_bytes, stream);
+}
+
+cureduce_status cureduce_plan_execute_segments(const cureduce_plan *plan, const void *input, const int64_t *begin,
+                                               const int64_t *end, void *output, void *workspace,
+                                               size_t workspace_bytes, void *stream) {
+  cureduce_error_clear();
+  CUREDUCE_RETURN_ERROR_IF(!plan, NULL_POINTER, "plan must not be NULL");
+  const cureduce_problem *problem = &plan->problem;
+  CUREDUCE_RETURN_ERROR_IF(problem->layout != CUREDUCE_LAYOUT_SEGMENTS, INVALID_ARGUMENT,
+                           "cureduce_plan_execute_segments() is for segments plans; this one: cureduce_plan_execute()");
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_offsets(begin, end, problem->rows));
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_shaped_pointers(problem, input, output));
+  return execute(plan, input, begin, end, output, workspace, workspace_bytes, stream);
 }
 
 cureduce_status cureduce_precompile(cureduce_context *context, const cureduce_problem *problems, size_t count) {
@@ -294,6 +383,11 @@ cureduce_status cureduce_precompile(cureduce_context *context, const cureduce_pr
   CUREDUCE_FORWARD_IF_ERROR(cureduce_context_enter(context, &pushed));
   cureduce_status status = CUREDUCE_STATUS_OK;
   for (size_t i = 0; i < count && status == CUREDUCE_STATUS_OK; i++) {
+    if (cureduce_problem_is_shaped(&problems[i])) {
+      cureduce_plan shaped = {.context = context, .problem = problems[i]};
+      status = fill_shaped_plan(&shaped, NULL);
+      continue;
+    }
     cureduce_plancache_key key = {problems[i].op, problems[i].input_type, problems[i].output_type,
                                   cureduce_size_bucket((size_t)problems[i].n)};
     const cureduce_choice *choice;

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 
 #include "context.h"
+#include "problem.h"
+#include "shape.h"
 
 struct cureduce_plan {
   cureduce_context *context;
@@ -14,14 +16,9 @@ struct cureduce_plan {
   cureduce_choice choice;
   unsigned grid;
   size_t workspace_bytes;
+  cureduce_shape_launch shaped; /* shaped problems: the launch (grid and workspace are its) */
 };
 
-/* Checks of a problem that need no device: types, layout, reserved bytes, an empty min or max. */
-cureduce_status cureduce_problem_check(const cureduce_problem *problem);
-
-/* Checks of a call's pointers that need no device: NULL, alignment, the end of the address space. */
-cureduce_status cureduce_check_call_pointers(cureduce_op op, cureduce_dtype input_type, const void *input, size_t n,
-                                             cureduce_dtype output_type, const void *output);
 
 /* The shortcut's choice for the key: the published one, else made (tuned or heuristic, its kernel
  * loaded) and published. The context must be current. */

@@ -25,14 +25,27 @@ static void write_enum_ids(cureduce_strbuf *out) {
     write_id(out, "#define CUREDUCE_DTYPE_", cureduce_dtype_name((cureduce_dtype)dtype), dtype);
 }
 
+static const char *const layout_names[] = {"contiguous", "rows", "columns", "segments"};
+
+/* A shaped kernel's layout (with the enum's ids), group and compiled row length. */
+static void write_shape_defines(cureduce_strbuf *out, const cureduce_spec *spec) {
+  for (int layout = 0; layout < (int)(sizeof layout_names / sizeof layout_names[0]); layout++)
+    write_id(out, "#define CUREDUCE_LAYOUT_", layout_names[layout], layout);
+  cureduce_strbuf_printf(out,
+                         "#define CUREDUCE_LAYOUT %d\n#define CUREDUCE_GROUP %u\n#define CUREDUCE_COLS %u\n"
+                         "#define CUREDUCE_INPUT_BYTES %zu\n",
+                         (int)cureduce_strategy_layout((cureduce_strategy)spec->strategy), spec->group, spec->cols,
+                         cureduce_dtype_size((cureduce_dtype)spec->input));
+}
+
 static void write_template(cureduce_strbuf *out, const char *name, const char *text) {
   cureduce_strbuf_printf(out, "#line 1 \"%s\"\n", name);
   cureduce_strbuf_append(out, text);
 }
 
 /* The templates of a strategy, in order: the shared algebra, then for the classic ladder its
- * scaffolding around the rung, for exact_sum its rounding and its own single pass, else the
- * strategy alone. */
+ * scaffolding around the rung, for a shaped strategy what the shapes share and the strategy, for
+ * exact_sum its rounding and its own single pass, else the strategy alone. */
 static int strategy_templates(const cureduce_spec *spec, const char *files[4]) {
   const char *strategy = cureduce_strategy_template(spec->strategy);
   if (cureduce_strategy_passes(spec->strategy) == CUREDUCE_PASSES_CLASSIC) {
@@ -41,6 +54,11 @@ static int strategy_templates(const cureduce_spec *spec, const char *files[4]) {
     return 4;
   }
   files[0] = CUREDUCE_COMMON_TEMPLATE;
+  if (cureduce_strategy_coverage(spec->strategy) == CUREDUCE_COVER_SHAPE) {
+    files[1] = "shapes.cuh";
+    files[2] = strategy;
+    return 3;
+  }
   if (spec->op == CUREDUCE_OP_EXACT_SUM) { /* a single pass of its own, and the rounding it shares with the host */
     files[1] = "exact_round.h";
     files[2] = "exact_sum.cu";
@@ -75,6 +93,8 @@ cureduce_status cureduce_source_generate(const cureduce_spec *spec, const curedu
                          "#define CUREDUCE_BLOCK %u\n#define CUREDUCE_UNROLL %u\n"
                          "#define CUREDUCE_VECTOR_BYTES %u\n",
                          spec->op, spec->input, spec->output, spec->block, spec->unroll, spec->vector_bytes);
+  if (cureduce_strategy_coverage(spec->strategy) == CUREDUCE_COVER_SHAPE)
+    write_shape_defines(&out, spec);
   if (spec->op == CUREDUCE_OP_EXACT_SUM) {
     cureduce_exact_layout layout = cureduce_exact_layout_of((cureduce_dtype)spec->input);
     cureduce_exact_format format = cureduce_exact_format_of((cureduce_dtype)spec->output);

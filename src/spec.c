@@ -12,10 +12,11 @@ static const struct {
   const char *template_file;
   cureduce_passes passes;
   cureduce_coverage coverage;
+  cureduce_layout layout;
   const char *description;
 } strategy_table[CUREDUCE_STRATEGY_COUNT] = {
-#define CUREDUCE_STRATEGY_ROW(id, name, file, passes, coverage, what) \
-  {name, file, CUREDUCE_PASSES_##passes, CUREDUCE_COVER_##coverage, what},
+#define CUREDUCE_STRATEGY_ROW(id, name, file, passes, coverage, layout, what) \
+  {name, file, CUREDUCE_PASSES_##passes, CUREDUCE_COVER_##coverage, CUREDUCE_LAYOUT_##layout, what},
     CUREDUCE_STRATEGY_LIST(CUREDUCE_STRATEGY_ROW)
 #undef CUREDUCE_STRATEGY_ROW
 };
@@ -34,6 +35,7 @@ const char *cureduce_strategy_description(cureduce_strategy strategy) {
 
 cureduce_passes cureduce_strategy_passes(cureduce_strategy strategy) { return strategy_table[strategy].passes; }
 cureduce_coverage cureduce_strategy_coverage(cureduce_strategy strategy) { return strategy_table[strategy].coverage; }
+cureduce_layout cureduce_strategy_layout(cureduce_strategy strategy) { return strategy_table[strategy].layout; }
 bool cureduce_strategy_is_production(cureduce_strategy strategy) {
   return strategy < CUREDUCE_STRATEGY_COUNT && strategy_table[strategy].passes == CUREDUCE_PASSES_SINGLE;
 }
@@ -50,6 +52,25 @@ size_t cureduce_accumulator_bytes(cureduce_op op, cureduce_dtype input) {
   return cureduce_dtype_size(accumulator);
 }
 
+/* The group and compiled row length of a shaped strategy: groups of a power of two threads, a
+ * row length only for row groups, and one short enough (CUREDUCE_COMPILED_ROW_BYTES_MAX). */
+static cureduce_status check_shaped_fields(const cureduce_spec *spec, const char *name) {
+  CUREDUCE_RETURN_ERROR_IF(spec->op == CUREDUCE_OP_EXACT_SUM, INVALID_SPEC, "%s does not do exact_sum (yet)", name);
+  bool groups = spec->strategy == CUREDUCE_STRATEGY_ROW_GROUPS || spec->strategy == CUREDUCE_STRATEGY_SEGMENT_GROUPS;
+  bool tiles = spec->strategy == CUREDUCE_STRATEGY_COLUMN_TILES;
+  unsigned most = groups ? 32 : tiles ? spec->block : 0;
+  CUREDUCE_RETURN_ERROR_IF(most && (!is_power_of_two(spec->group) || spec->group > most), INVALID_SPEC,
+                           "%s needs t, a power of two from 1 to %u, not %u", name, most, spec->group);
+  CUREDUCE_RETURN_ERROR_IF(!most && spec->group != 0, INVALID_SPEC, "%s takes whole blocks: t must be 0", name);
+  size_t element = cureduce_dtype_size(spec->input);
+  CUREDUCE_RETURN_ERROR_IF(spec->cols && spec->strategy != CUREDUCE_STRATEGY_ROW_GROUPS, INVALID_SPEC,
+                           "only row_groups compiles a row length in: c must be 0");
+  CUREDUCE_RETURN_ERROR_IF(spec->cols > CUREDUCE_COMPILED_ROW_BYTES_MAX / element, INVALID_SPEC,
+                           "a compiled row length is at most %zu elements of %s, not %u",
+                           CUREDUCE_COMPILED_ROW_BYTES_MAX / element, cureduce_dtype_name(spec->input), spec->cols);
+  return CUREDUCE_STATUS_OK;
+}
+
 /* What a strategy asks of the shape beyond the common ranges. */
 static cureduce_status check_strategy_shape(const cureduce_spec *spec) {
   const char *name = strategy_table[spec->strategy].name;
@@ -61,6 +82,9 @@ static cureduce_status check_strategy_shape(const cureduce_spec *spec) {
     CUREDUCE_RETURN_ERROR_IF(!is_power_of_two(spec->block) || spec->block < 64, INVALID_SPEC,
                              "%s needs a power-of-two block of at least 64, not %u", name, spec->block);
   }
+  if (coverage == CUREDUCE_COVER_SHAPE)
+    return check_shaped_fields(spec, name);
+  CUREDUCE_RETURN_ERROR_IF(spec->group || spec->cols, INVALID_SPEC, "%s takes no t or c field", name);
   bool uses_unroll = coverage == CUREDUCE_COVER_UNROLL_PER_THREAD || coverage == CUREDUCE_COVER_GRID_STRIDE;
   CUREDUCE_RETURN_ERROR_IF(!uses_unroll && spec->unroll != 1, INVALID_SPEC, "%s loads one at a time: unroll must be 1",
                            name);
@@ -88,7 +112,6 @@ cureduce_status cureduce_spec_validate_kernel(const cureduce_spec *spec) {
                                spec->vector_bytes > 16,
                            INVALID_SPEC, "vector of %u bytes is not a power of two from %zu to 16",
                            spec->vector_bytes, element);
-  CUREDUCE_RETURN_ERROR_IF(spec->zero != 0, INVALID_SPEC, "reserved field is %u, not 0", spec->zero);
   return check_strategy_shape(spec);
 }
 
@@ -96,6 +119,10 @@ cureduce_status cureduce_spec_validate(const cureduce_spec *spec) {
   CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate_kernel(spec));
   CUREDUCE_RETURN_ERROR_IF(spec->blocks_per_sm < 1 || spec->blocks_per_sm > 32, INVALID_SPEC,
                            "%u blocks per SM is not from 1 to 32", spec->blocks_per_sm);
+  bool shaped = cureduce_strategy_coverage(spec->strategy) == CUREDUCE_COVER_SHAPE;
+  CUREDUCE_RETURN_ERROR_IF(shaped ? spec->splits < 1 || spec->splits > 65535 : spec->splits != 0, INVALID_SPEC,
+                           shaped ? "splits must be from 1 to 65535" : "%s takes no s field",
+                           strategy_table[spec->strategy].name);
   return CUREDUCE_STATUS_OK;
 }
 
@@ -110,8 +137,11 @@ cureduce_status cureduce_spec_validate_production(const cureduce_spec *spec) {
 cureduce_spec cureduce_spec_kernel_part(const cureduce_spec *spec) {
   cureduce_spec kernel = *spec;
   kernel.blocks_per_sm = 0;
+  kernel.splits = 0;
   return kernel;
 }
+
+_Static_assert(sizeof(cureduce_spec) == 20, "a spec has no padding: specs compare and hash as bytes");
 
 bool cureduce_spec_equal(const cureduce_spec *a, const cureduce_spec *b) {
   return memcmp(a, b, sizeof *a) == 0;
@@ -121,9 +151,13 @@ void cureduce_spec_format(const cureduce_spec *spec, char text[CUREDUCE_SPEC_TEX
   const char *op = cureduce_op_name(spec->op), *input = cureduce_dtype_name(spec->input);
   const char *output = cureduce_dtype_name(spec->output);
   const char *strategy = cureduce_strategy_name(spec->strategy);
-  snprintf(text, CUREDUCE_SPEC_TEXT_MAX, "%s:%s->%s/%s/b%u/u%u/v%u/g%u", op ? op : "?",
-           input ? input : "?", output ? output : "?", strategy ? strategy : "?", spec->block,
-           spec->unroll, spec->vector_bytes, spec->blocks_per_sm);
+  int length = snprintf(text, CUREDUCE_SPEC_TEXT_MAX, "%s:%s->%s/%s/b%u/u%u/v%u/g%u", op ? op : "?",
+                        input ? input : "?", output ? output : "?", strategy ? strategy : "?", spec->block,
+                        spec->unroll, spec->vector_bytes, spec->blocks_per_sm);
+  if (spec->strategy < CUREDUCE_STRATEGY_COUNT && strategy_table[spec->strategy].coverage == CUREDUCE_COVER_SHAPE &&
+      length > 0 && length < CUREDUCE_SPEC_TEXT_MAX)
+    snprintf(text + length, (size_t)(CUREDUCE_SPEC_TEXT_MAX - length), "/t%u/c%u/s%u", spec->group, spec->cols,
+             spec->splits);
 }
 
 /* Reads "<letter><number>" and checks the number fits `limit`. */
@@ -144,17 +178,19 @@ cureduce_status cureduce_spec_parse(const char *text, cureduce_spec *spec) {
                            "spec text is longer than %d bytes", CUREDUCE_SPEC_TEXT_MAX - 1);
   char copy[CUREDUCE_SPEC_TEXT_MAX];
   strcpy(copy, text);
-  char *parts[7];
+  char *parts[10];
   int count = 0;
-  for (char *cursor = copy, *slash; count < 7; cursor = slash + 1) {
+  for (char *cursor = copy, *slash; count < 10; cursor = slash + 1) {
     parts[count++] = cursor;
     slash = strchr(cursor, '/');
     if (!slash)
       break;
     *slash = '\0';
   }
-  CUREDUCE_RETURN_ERROR_IF(count != 6, INVALID_SPEC,
-                           "'%s' is not op:in->out/strategy/bBLOCK/uUNROLL/vBYTES/gBLOCKS_PER_SM", text);
+  CUREDUCE_RETURN_ERROR_IF(count != 6 && count != 9, INVALID_SPEC,
+                           "'%s' is not op:in->out/strategy/bBLOCK/uUNROLL/vBYTES/gBLOCKS_PER_SM, with "
+                           "/tGROUP/cCOLS/sSPLITS after it for a shaped strategy",
+                           text);
   char *colon = strchr(parts[0], ':'), *arrow = strstr(parts[0], "->");
   CUREDUCE_RETURN_ERROR_IF(!colon || !arrow || arrow < colon, INVALID_SPEC, "'%s' is not op:in->out", parts[0]);
   *colon = '\0';
@@ -173,8 +209,25 @@ cureduce_status cureduce_spec_parse(const char *text, cureduce_spec *spec) {
                                !parse_field(parts[4], 'v', 255, &vector_bytes) ||
                                !parse_field(parts[5], 'g', 65535, &blocks_per_sm),
                            INVALID_SPEC, "bad number field in '%s'", text);
-  cureduce_spec parsed = {(uint8_t)op, (uint8_t)input, (uint8_t)output, (uint8_t)strategy, (uint16_t)block,
-                          (uint8_t)unroll, (uint8_t)vector_bytes, (uint16_t)blocks_per_sm, 0};
+  bool shaped = strategy_table[strategy].coverage == CUREDUCE_COVER_SHAPE;
+  CUREDUCE_RETURN_ERROR_IF(shaped != (count == 9), INVALID_SPEC, "'%s': %s", text,
+                           shaped ? "a shaped strategy needs /tGROUP/cCOLS/sSPLITS" : "only shaped strategies take /t/c/s");
+  unsigned group = 0, cols = 0, splits = 0;
+  CUREDUCE_RETURN_ERROR_IF(shaped && (!parse_field(parts[6], 't', 1024, &group) ||
+                                      !parse_field(parts[7], 'c', 1u << 20, &cols) ||
+                                      !parse_field(parts[8], 's', 65535, &splits)),
+                           INVALID_SPEC, "bad t, c or s field in '%s'", text);
+  cureduce_spec parsed = {.op = (uint8_t)op,
+                          .input = (uint8_t)input,
+                          .output = (uint8_t)output,
+                          .strategy = (uint8_t)strategy,
+                          .block = (uint16_t)block,
+                          .unroll = (uint8_t)unroll,
+                          .vector_bytes = (uint8_t)vector_bytes,
+                          .blocks_per_sm = (uint16_t)blocks_per_sm,
+                          .group = (uint16_t)group,
+                          .cols = cols,
+                          .splits = splits};
   CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate(&parsed));
   *spec = parsed;
   return CUREDUCE_STATUS_OK;
@@ -191,9 +244,20 @@ cureduce_spec cureduce_spec_for_strategy(cureduce_strategy strategy, cureduce_op
       .output = (uint8_t)output,
       .strategy = (uint8_t)strategy,
       .block = block,
-      .unroll = coverage == CUREDUCE_COVER_GRID_STRIDE ? 4 : coverage == CUREDUCE_COVER_UNROLL_PER_THREAD ? 8 : 1,
-      .vector_bytes = (uint8_t)(coverage == CUREDUCE_COVER_GRID_STRIDE ? 16 : cureduce_dtype_size(input)),
-      .blocks_per_sm = (uint16_t)(blocks_per_sm < 1 ? 1 : blocks_per_sm > 32 ? 32 : blocks_per_sm)};
+      .unroll = coverage == CUREDUCE_COVER_UNROLL_PER_THREAD ? 8 : coverage == CUREDUCE_COVER_ONE_PER_THREAD ||
+                                                                       coverage == CUREDUCE_COVER_TWO_PER_THREAD
+                                                                   ? 1
+                                                                   : 4,
+      .vector_bytes = (uint8_t)(coverage == CUREDUCE_COVER_GRID_STRIDE || coverage == CUREDUCE_COVER_SHAPE
+                                    ? 16
+                                    : cureduce_dtype_size(input)),
+      .blocks_per_sm = (uint16_t)(blocks_per_sm < 1 ? 1 : blocks_per_sm > 32 ? 32 : blocks_per_sm),
+      /* shaped: a warp a row, segment or column tile, or whole blocks; the shape's heuristic is shape.c's */
+      .group = (uint16_t)(coverage != CUREDUCE_COVER_SHAPE || strategy == CUREDUCE_STRATEGY_ROW_BLOCKS ||
+                                  strategy == CUREDUCE_STRATEGY_SEGMENT_BLOCKS
+                              ? 0
+                              : 32),
+      .splits = (uint16_t)(coverage == CUREDUCE_COVER_SHAPE)};
 }
 
 cureduce_spec cureduce_spec_heuristic(cureduce_op op, cureduce_dtype input, cureduce_dtype output,

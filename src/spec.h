@@ -14,44 +14,56 @@
  * launching again over the partials until one block is left. */
 typedef enum cureduce_passes { CUREDUCE_PASSES_SINGLE, CUREDUCE_PASSES_CLASSIC } cureduce_passes;
 
-/* How many elements one block takes: one, two or `unroll` per thread, or a grid-stride loop over
- * the whole input with a grid sized to the device. */
+/* How many elements one block takes: one, two or `unroll` per thread, a grid-stride loop over
+ * the whole input with a grid sized to the device, or a part of a shape (shape.h sizes it). */
 typedef enum cureduce_coverage {
   CUREDUCE_COVER_ONE_PER_THREAD,
   CUREDUCE_COVER_TWO_PER_THREAD,
   CUREDUCE_COVER_UNROLL_PER_THREAD,
-  CUREDUCE_COVER_GRID_STRIDE
+  CUREDUCE_COVER_GRID_STRIDE,
+  CUREDUCE_COVER_SHAPE
 } cureduce_coverage;
 
-/* X(ID, name, template file, passes, coverage, what it changes). Rungs 0 to 11 are the classic
- * reduce ladder; SINGLE_PASS is the production strategy. */
+/* X(ID, name, template file, passes, coverage, layout, what it changes). Rungs 0 to 11 are the
+ * classic reduce ladder; SINGLE_PASS is the production strategy for contiguous problems, the
+ * others after it are the families for shaped ones (shape.h chooses among them). */
 #define CUREDUCE_STRATEGY_LIST(X)                                                                              \
-  X(SINGLE_PASS, "single_pass", "single_pass.cu", SINGLE, GRID_STRIDE,                                          \
+  X(SINGLE_PASS, "single_pass", "single_pass.cu", SINGLE, GRID_STRIDE, CONTIGUOUS,                              \
     "one launch: 16-byte loads in flight, shuffles, the last block folds the partials")                         \
-  X(RUNG0, "rung0_serial", "rung_00_serial.cu", CLASSIC, ONE_PER_THREAD, "serial: one thread per block")        \
-  X(RUNG1, "rung1_global_interleaved", "rung_01_global_interleaved.cu", CLASSIC, ONE_PER_THREAD,               \
+  X(ROW_GROUPS, "row_groups", "row_groups.cu", SINGLE, SHAPE, ROWS,                                             \
+    "rows: t threads a row (1 to 32), several rows in flight, shuffles within the group")                      \
+  X(ROW_BLOCKS, "row_blocks", "row_blocks.cu", SINGLE, SHAPE, ROWS,                                             \
+    "rows: s blocks a row, the last of them folds the row's partials")                                         \
+  X(SEGMENT_GROUPS, "segment_groups", "row_groups.cu", SINGLE, SHAPE, SEGMENTS,                                 \
+    "segments: t threads a segment (1 to 32)")                                                                  \
+  X(SEGMENT_BLOCKS, "segment_blocks", "row_blocks.cu", SINGLE, SHAPE, SEGMENTS,                                 \
+    "segments: up to s blocks a segment, as its length needs")                                                  \
+  X(COLUMN_TILES, "column_tiles", "column_tiles.cu", SINGLE, SHAPE, COLUMNS,                                    \
+    "columns: tiles of t threads across whole vectors of columns, s blocks down the rows")                     \
+  X(RUNG0, "rung0_serial", "rung_00_serial.cu", CLASSIC, ONE_PER_THREAD, CONTIGUOUS, "serial: one thread per block")        \
+  X(RUNG1, "rung1_global_interleaved", "rung_01_global_interleaved.cu", CLASSIC, ONE_PER_THREAD, CONTIGUOUS,               \
     "interleaved tree in global memory")                                                                         \
-  X(RUNG2, "rung2_shared_interleaved", "rung_02_shared_interleaved.cu", CLASSIC, ONE_PER_THREAD,               \
+  X(RUNG2, "rung2_shared_interleaved", "rung_02_shared_interleaved.cu", CLASSIC, ONE_PER_THREAD, CONTIGUOUS,               \
     "tree in shared memory (divergent)")                                                                         \
-  X(RUNG3, "rung3_shared_strided", "rung_03_shared_strided.cu", CLASSIC, ONE_PER_THREAD,                       \
+  X(RUNG3, "rung3_shared_strided", "rung_03_shared_strided.cu", CLASSIC, ONE_PER_THREAD, CONTIGUOUS,                       \
     "strided index (bank conflicts)")                                                                            \
-  X(RUNG4, "rung4_sequential", "rung_04_sequential.cu", CLASSIC, ONE_PER_THREAD, "sequential addressing")      \
-  X(RUNG5, "rung5_first_add", "rung_05_first_add.cu", CLASSIC, TWO_PER_THREAD, "first add during load")        \
-  X(RUNG6, "rung6_unrolled_last_warp", "rung_06_unrolled_last_warp.cu", CLASSIC, TWO_PER_THREAD,               \
+  X(RUNG4, "rung4_sequential", "rung_04_sequential.cu", CLASSIC, ONE_PER_THREAD, CONTIGUOUS, "sequential addressing")      \
+  X(RUNG5, "rung5_first_add", "rung_05_first_add.cu", CLASSIC, TWO_PER_THREAD, CONTIGUOUS, "first add during load")        \
+  X(RUNG6, "rung6_unrolled_last_warp", "rung_06_unrolled_last_warp.cu", CLASSIC, TWO_PER_THREAD, CONTIGUOUS,               \
     "last warp unrolled")                                                                                        \
-  X(RUNG7, "rung7_complete_unroll", "rung_07_complete_unroll.cu", CLASSIC, TWO_PER_THREAD,                     \
+  X(RUNG7, "rung7_complete_unroll", "rung_07_complete_unroll.cu", CLASSIC, TWO_PER_THREAD, CONTIGUOUS,                     \
     "completely unrolled")                                                                                       \
-  X(RUNG8, "rung8_several_per_thread", "rung_08_several_per_thread.cu", CLASSIC, UNROLL_PER_THREAD,            \
+  X(RUNG8, "rung8_several_per_thread", "rung_08_several_per_thread.cu", CLASSIC, UNROLL_PER_THREAD, CONTIGUOUS,            \
     "several elements per thread")                                                                               \
-  X(RUNG9, "rung9_shuffle_last_warp", "rung_09_shuffle_last_warp.cu", CLASSIC, UNROLL_PER_THREAD,              \
+  X(RUNG9, "rung9_shuffle_last_warp", "rung_09_shuffle_last_warp.cu", CLASSIC, UNROLL_PER_THREAD, CONTIGUOUS,              \
     "shuffles for the last warp")                                                                                \
-  X(RUNG10, "rung10_warp_shuffle_block", "rung_10_warp_shuffle_block.cu", CLASSIC, UNROLL_PER_THREAD,          \
+  X(RUNG10, "rung10_warp_shuffle_block", "rung_10_warp_shuffle_block.cu", CLASSIC, UNROLL_PER_THREAD, CONTIGUOUS,          \
     "warp-shuffle block fold")                                                                                   \
-  X(RUNG11, "rung11_vector_grid_stride", "rung_11_vector_grid_stride.cu", CLASSIC, GRID_STRIDE,                \
+  X(RUNG11, "rung11_vector_grid_stride", "rung_11_vector_grid_stride.cu", CLASSIC, GRID_STRIDE, CONTIGUOUS,                \
     "16-byte loads, grid-stride loop")
 
 typedef enum cureduce_strategy {
-#define CUREDUCE_STRATEGY_ENUM(id, name, file, passes, coverage, what) CUREDUCE_STRATEGY_##id,
+#define CUREDUCE_STRATEGY_ENUM(id, name, file, passes, coverage, layout, what) CUREDUCE_STRATEGY_##id,
   CUREDUCE_STRATEGY_LIST(CUREDUCE_STRATEGY_ENUM)
 #undef CUREDUCE_STRATEGY_ENUM
   CUREDUCE_STRATEGY_COUNT
@@ -68,8 +80,19 @@ typedef struct cureduce_spec {
   uint8_t unroll;       /* loads in flight per thread: 1 to 16 */
   uint8_t vector_bytes; /* bytes per load: a power of two from the element size to 16 */
   uint16_t blocks_per_sm; /* launch only: the grid is at most this many blocks per SM */
-  uint16_t zero;          /* keeps the struct free of padding; always 0 */
+  /* Shaped strategies only, 0 for the others. group: threads a row or segment (row_groups,
+   * segment_groups: 1 to 32), threads across the columns of a tile (column_tiles: 1 to block).
+   * cols: a row length compiled into the kernel (row_groups), 0 to read it at run time.
+   * splits: launch only, blocks a row or segment at most (row_blocks, segment_blocks), blocks
+   * down the rows (column_tiles): 1 to 65535. */
+  uint16_t group;
+  uint32_t cols;
+  uint32_t splits;
 } cureduce_spec;
+
+/* The longest row length a row_groups kernel may have compiled in: rows of at most this many bytes
+ * (shape.c), so at most 256 such kernels exist for one (operation, types). */
+#define CUREDUCE_COMPILED_ROW_BYTES_MAX 256
 
 /* Longest text form, with its terminating NUL. */
 #define CUREDUCE_SPEC_TEXT_MAX 112
@@ -82,6 +105,8 @@ cureduce_passes cureduce_strategy_passes(cureduce_strategy strategy);
  * within a workspace the plan sizes. The classic ladder's rungs are a teaching module (ladder.h). */
 bool cureduce_strategy_is_production(cureduce_strategy strategy);
 cureduce_coverage cureduce_strategy_coverage(cureduce_strategy strategy);
+/* The problem layout a strategy reduces. */
+cureduce_layout cureduce_strategy_layout(cureduce_strategy strategy);
 /* Bytes of one accumulator on the device: what a partial takes. */
 size_t cureduce_accumulator_bytes(cureduce_op op, cureduce_dtype input);
 

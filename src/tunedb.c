@@ -103,12 +103,15 @@ static bool decode_record(const unsigned char *p, cureduce_tune_record *r) {
     if (p[i] != 0)
       return false;
   *r = (cureduce_tune_record){.op = p[0], .input = p[1], .output = p[2], .bucket = p[3], .nvrtc_version = get_u32(p + 4)};
-  r->spec = (cureduce_spec){p[8], p[9], p[10], p[11], get_u16(p + 12), p[14], p[15], get_u16(p + 16), 0};
+  r->spec = (cureduce_spec){.op = p[8], .input = p[9], .output = p[10], .strategy = p[11], .block = get_u16(p + 12),
+                            .unroll = p[14], .vector_bytes = p[15], .blocks_per_sm = get_u16(p + 16)};
   r->time_us = get_f64(p + 24);
   r->default_us = get_f64(p + 32);
-  /* A ladder rung would need scratch memory that no production call passes. */
+  /* A ladder rung would need scratch memory that no production call passes; the database holds
+   * contiguous problems' choices only. */
   return r->spec.op == r->op && r->spec.input == r->input && r->spec.output == r->output && r->bucket <= 64 &&
-         cureduce_spec_validate_production(&r->spec) == CUREDUCE_STATUS_OK;
+         cureduce_spec_validate_production(&r->spec) == CUREDUCE_STATUS_OK &&
+         cureduce_strategy_layout(r->spec.strategy) == CUREDUCE_LAYOUT_CONTIGUOUS;
 }
 
 /* Whether records [from, count) already hold r's slot. */

@@ -192,10 +192,48 @@ START_TEST(test_plan_argument_checks) {
 }
 END_TEST
 
+/* Shaped problems' checks that need no device: each bad field gets its own status and words. */
+START_TEST(test_shaped_problem_checks) {
+  cureduce_problem rows, bad;
+  cureduce_problem_init_matrix(&rows, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_ARGMAX, CUREDUCE_F32, CUREDUCE_F32, 10, 4, 5);
+  ck_assert(rows.rows == 10 && rows.cols == 4 && rows.leading_dimension == 5 && rows.n == 0);
+  ck_assert_uint_eq(cureduce_problem_results(&rows), 10);
+  ck_assert_uint_eq(cureduce_result_bytes(CUREDUCE_OP_ARGMAX, CUREDUCE_F32), 16);
+  ck_assert_uint_eq(cureduce_result_bytes(CUREDUCE_OP_SUM, CUREDUCE_F16), 2);
+  ck_assert_uint_eq(cureduce_result_bytes(CUREDUCE_OP_COUNT, CUREDUCE_F16), 0);
+  cureduce_plan *plan = NULL;
+  ck_assert(cureduce_plan_create(&plan, NULL, &rows, NULL) == CUREDUCE_STATUS_NULL_POINTER); /* only the context */
+  bad = rows, bad.leading_dimension = 3;
+  ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_INVALID_ARGUMENT);
+  ck_assert(strstr(cureduce_last_error_detail(), "rows would overlap"));
+  bad = rows, bad.rows = 1ull << 40, bad.leading_dimension = 1ull << 30;
+  ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_INVALID_ARGUMENT);
+  ck_assert(strstr(cureduce_last_error_detail(), "past 2^64"));
+  bad = rows, bad.n = 40;
+  ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_INVALID_ARGUMENT);
+  bad = rows, bad.op = CUREDUCE_OP_EXACT_SUM;
+  ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_UNSUPPORTED);
+  cureduce_problem_init(&bad, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 8);
+  bad.cols = 2;
+  ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_INVALID_ARGUMENT);
+  cureduce_problem segments;
+  cureduce_problem_init_segments(&segments, CUREDUCE_OP_MIN, CUREDUCE_I8, CUREDUCE_I8, 7);
+  ck_assert_uint_eq(cureduce_problem_results(&segments), 7);
+  bad = segments, bad.cols = 3;
+  ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_INVALID_ARGUMENT);
+  /* Empty rows are not an error, unlike an empty contiguous min: they give the identity. */
+  cureduce_problem empty;
+  cureduce_problem_init_matrix(&empty, CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_MIN, CUREDUCE_F32, CUREDUCE_F32, 0, 8, 8);
+  ck_assert(cureduce_plan_create(&plan, NULL, &empty, NULL) == CUREDUCE_STATUS_NULL_POINTER);
+  ck_assert(cureduce_plan_execute_segments(NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL) == CUREDUCE_STATUS_NULL_POINTER);
+  ck_assert_ptr_null(plan);
+}
+END_TEST
+
 START_TEST(test_error_detail_says_where) {
   cureduce_reduce(NULL, CUREDUCE_OP_SUM, CUREDUCE_F32, (void *)2, 4, CUREDUCE_F32, (void *)16, NULL);
   const char *detail = cureduce_last_error_detail();
-  ck_assert_msg(strstr(detail, "CUREDUCE_STATUS_MISALIGNED_POINTER: plan.c:") && strstr(detail, "[(uintptr_t)input"),
+  ck_assert_msg(strstr(detail, "CUREDUCE_STATUS_MISALIGNED_POINTER: problem.c:") && strstr(detail, "[(uintptr_t)input"),
                 "detail: %s", detail);
   ck_assert(cureduce_check_types(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32) == CUREDUCE_STATUS_OK);
 }
@@ -269,6 +307,7 @@ int main(void) {
   tcase_add_test(api, test_argument_checks);
   tcase_add_test(api, test_plan_argument_checks);
   tcase_add_test(api, test_error_detail_says_where);
+  tcase_add_test(api, test_shaped_problem_checks);
   tcase_add_test(api, test_settings);
   tcase_add_test(api, test_log_level_from_environment);
   tcase_add_test(api, test_missing_driver_is_a_status);

@@ -12,6 +12,7 @@
 #include "build.h"
 #include "kcache.h"
 #include "templates.h"
+#include "shape.h"
 #include "spec.h"
 
 static int tested_arch;
@@ -64,6 +65,43 @@ START_TEST(test_every_ladder_rung_compiles) {
 }
 END_TEST
 
+/* Every family a shaped plan may pick, for every (operation, input, output) it takes, each as the
+ * heuristic gives it for a shape that reaches it: rows compiled in (packed several to a load, and
+ * not), rows read at run time, split rows, segments, columns narrow and wide. */
+START_TEST(test_every_shaped_kernel_compiles) {
+  cureduce_op op = (cureduce_op)_i;
+  if (op == CUREDUCE_OP_EXACT_SUM)
+    return; /* not for shapes yet */
+  static const struct {
+    cureduce_layout layout;
+    uint64_t rows, cols, leading;
+  } shapes[] = {{CUREDUCE_LAYOUT_ROWS, 1 << 20, 2, 2},       {CUREDUCE_LAYOUT_ROWS, 1 << 16, 25, 27},
+                {CUREDUCE_LAYOUT_ROWS, 1 << 14, 1000, 1000}, {CUREDUCE_LAYOUT_ROWS, 4, 1 << 22, 1 << 22},
+                {CUREDUCE_LAYOUT_SEGMENTS, 1 << 16, 0, 0},    {CUREDUCE_LAYOUT_COLUMNS, 1 << 20, 3, 3},
+                {CUREDUCE_LAYOUT_COLUMNS, 64, 1 << 16, 1 << 16}};
+  cureduce_diskcache memory_only;
+  cureduce_diskcache_open(&memory_only, NULL, &quiet);
+  for (int input = 0; input < CUREDUCE_DTYPE_COUNT; input++)
+    for (int output = 0; output < CUREDUCE_DTYPE_COUNT; output++) {
+      if (cureduce_check_types(op, (cureduce_dtype)input, (cureduce_dtype)output) != CUREDUCE_STATUS_OK)
+        continue;
+      for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        cureduce_problem problem;
+        if (shapes[i].layout == CUREDUCE_LAYOUT_SEGMENTS)
+          cureduce_problem_init_segments(&problem, op, (cureduce_dtype)input, (cureduce_dtype)output, shapes[i].rows);
+        else
+          cureduce_problem_init_matrix(&problem, shapes[i].layout, op, (cureduce_dtype)input, (cureduce_dtype)output,
+                                       shapes[i].rows, shapes[i].cols, shapes[i].leading);
+        cureduce_spec spec = cureduce_shape_heuristic(&problem, 132, 2048);
+        ck_assert_msg(cureduce_spec_validate_production(&spec) == CUREDUCE_STATUS_OK, "%s",
+                      cureduce_last_error_detail());
+        compile_or_fail(&spec, &memory_only);
+      }
+    }
+  cureduce_diskcache_close(&memory_only);
+}
+END_TEST
+
 START_TEST(test_compile_error_shows_log_and_source) {
   char *dir = harness_temporary_folder(), path[256];
   ck_assert_ptr_nonnull(dir);
@@ -109,6 +147,7 @@ int main(int argc, char **argv) {
   TCase *compile = tcase_create("compile");
   tcase_set_timeout(compile, 300);
   tcase_add_loop_test(compile, test_every_production_kernel_compiles, 0, CUREDUCE_OP_COUNT);
+  tcase_add_loop_test(compile, test_every_shaped_kernel_compiles, 0, CUREDUCE_OP_COUNT);
   tcase_add_loop_test(compile, test_every_ladder_rung_compiles, CUREDUCE_STRATEGY_RUNG0, CUREDUCE_STRATEGY_COUNT);
   tcase_add_test(compile, test_compile_error_shows_log_and_source);
   suite_add_tcase(suite, compile);

@@ -85,6 +85,16 @@ START_TEST(test_bad_specs_are_refused) {
       "sum:f32->f32/rung6_unrolled_last_warp/b32/u1/v4/g8", /* and at least 64 threads */
       "sum:f32->f32/rung4_sequential/b256/u2/v4/g8",    /* rung 4 loads one element per thread */
       "sum:f32->f32/rung8_several_per_thread/b256/u8/v16/g8", /* single-element loads */
+      "sum:f32->f32/single_pass/b256/u4/v16/g8/t1/c0/s1",      /* single_pass takes no shape fields */
+      "sum:f32->f32/row_groups/b256/u4/v16/g8",                /* a shaped one needs them */
+      "sum:f32->f32/row_groups/b256/u4/v16/g8/t3/c0/s1",       /* a group of 3 threads */
+      "sum:f32->f32/row_groups/b256/u4/v16/g8/t64/c0/s1",      /* groups are at most a warp */
+      "sum:f32->f32/row_groups/b256/u4/v16/g8/t4/c65/s1",      /* 65 f32 are past the compiled-length limit */
+      "sum:f32->f32/row_blocks/b256/u4/v16/g8/t4/c0/s1",       /* row blocks take whole blocks */
+      "sum:f32->f32/row_blocks/b256/u4/v16/g8/t0/c8/s1",       /* and compile no row length */
+      "sum:f32->f32/row_blocks/b256/u4/v16/g8/t0/c0/s0",       /* at least one split */
+      "sum:f32->f32/column_tiles/b256/u4/v16/g8/t512/c0/s1",   /* a tile within the block */
+      "exact_sum:f32->f32/segment_blocks/b256/u4/v16/g8/t0/c0/s4", /* no exact sums of shapes yet */
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     cureduce_spec spec;
@@ -93,14 +103,21 @@ START_TEST(test_bad_specs_are_refused) {
   }
   static const char *const good[] = {"sum:f32->f32/rung8_several_per_thread/b128/u16/v4/g8",
                                      "max:i32->i32/rung0_serial/b64/u1/v4/g1",
-                                     "min:f64->f64/rung11_vector_grid_stride/b512/u2/v16/g4"};
+                                     "min:f64->f64/rung11_vector_grid_stride/b512/u2/v16/g4",
+                                     "argmax:bf16->bf16/row_groups/b256/u8/v4/g8/t1/c2/s1",
+                                     "sum:i8->i64/segment_groups/b128/u4/v16/g16/t32/c0/s1",
+                                     "min:f64->f64/segment_blocks/b512/u2/v16/g4/t0/c0/s8",
+                                     "max:u8->u8/column_tiles/b256/u4/v16/g8/t256/c0/s1056"};
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
     cureduce_spec parsed;
     ck_assert_msg(cureduce_spec_parse(good[i], &parsed) == CUREDUCE_STATUS_OK, "'%s': %s", good[i],
                   cureduce_last_error_detail());
+    char text[CUREDUCE_SPEC_TEXT_MAX];
+    cureduce_spec_format(&parsed, text);
+    ck_assert_str_eq(text, good[i]);
   }
   cureduce_spec spec = default_spec(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32);
-  spec.zero = 1;
+  spec.group = 1; /* single_pass has no group */
   ck_assert(cureduce_spec_validate(&spec) == CUREDUCE_STATUS_INVALID_SPEC);
   ck_assert(cureduce_spec_parse(NULL, &spec) == CUREDUCE_STATUS_NULL_POINTER);
 }

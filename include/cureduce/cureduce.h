@@ -11,7 +11,7 @@
  * multi-block reduction without a workspace of its own is given one slot on first use and keeps it
  * until cureduce_release_stream() or cureduce_context_destroy(); each cureduce_reduce_to_host()
  * call holds a result cell while it runs. A plan executed with a caller workspace uses that memory
- * and nothing else. Besides these, only cureduce_tune() allocates: its random timing data, freed
+ * and nothing else (a shaped plan whose workspace is larger than a slot must be given one). Besides these, only cureduce_tune() allocates: its random timing data, freed
  * before it returns. Executing a plan or calling cureduce_reduce() neither allocates nor
  * synchronizes (CUREDUCE_TUNING_ON_FIRST_USE aside: it tunes on the caller's buffers and waits for
  * the stream, once per size bucket). Graph capture: capture cureduce_plan_execute() with a caller
@@ -239,23 +239,55 @@ CUREDUCE_API void cureduce_context_destroy(cureduce_context *context);
 
 typedef enum cureduce_layout {
   /* n elements, one after another: one result. */
-  CUREDUCE_LAYOUT_CONTIGUOUS = 0
+  CUREDUCE_LAYOUT_CONTIGUOUS = 0,
+  /* A row-major matrix of `rows` rows of `cols` elements, row r starting at element
+   * r * leading_dimension (leading_dimension >= cols): one result per row, result r at output
+   * + r * cureduce_result_bytes(). */
+  CUREDUCE_LAYOUT_ROWS = 1,
+  /* The same matrix, one result per column (a strided vector is one column). */
+  CUREDUCE_LAYOUT_COLUMNS = 2,
+  /* `rows` segments, segment i the elements [begin[i], end[i]) of the input (none when end[i] <=
+   * begin[i]), given at execution by two device arrays of int64 offsets, as CUB's
+   * DeviceSegmentedReduce takes them: cureduce_plan_execute_segments(). One result per segment. */
+  CUREDUCE_LAYOUT_SEGMENTS = 3
 } cureduce_layout;
 
+/*
+ * Shaped layouts (rows, columns, segments) reduce every operation but exact_sum (not yet), each
+ * result what cureduce_reduce() gives for that row, column or segment alone, argmin and argmax
+ * with the index within it. An empty row, column or segment gives the operation's identity:
+ * sum 0, prod 1; min the type's largest value (+inf for floats), max its smallest (-inf);
+ * argmin and argmax that same value with index -1.
+ */
 typedef struct cureduce_problem {
   cureduce_op op;
   cureduce_dtype input_type;
   cureduce_dtype output_type; /* the input type or the accumulator type (cureduce_check_types) */
   cureduce_layout layout;
-  uint64_t n; /* CUREDUCE_LAYOUT_CONTIGUOUS: the number of elements */
-  /* Room for later fields (shapes, transforms, accuracy modes), each of which is zero when unused
-   * and so keeps today's meaning; keep zero. A plan refuses a problem with any of it set. */
-  unsigned char reserved[96];
+  uint64_t n;                 /* CUREDUCE_LAYOUT_CONTIGUOUS: the number of elements; else 0 */
+  uint64_t rows;              /* rows of the matrix, or the number of segments */
+  uint64_t cols;              /* rows, columns: elements a row; segments: 0 */
+  uint64_t leading_dimension; /* rows, columns: elements from one row's start to the next's */
+  /* Room for later fields (transforms, accuracy modes), each of which is zero when unused and so
+   * keeps today's meaning; keep zero. A plan refuses a problem with any of it set. */
+  unsigned char reserved[72];
 } cureduce_problem;
 
 /* A contiguous problem: every field set, reserved bytes zero. */
 CUREDUCE_API void cureduce_problem_init(cureduce_problem *problem, cureduce_op op, cureduce_dtype input_type,
                                         cureduce_dtype output_type, uint64_t n);
+/* A rows or columns problem (layout CUREDUCE_LAYOUT_ROWS or _COLUMNS). */
+CUREDUCE_API void cureduce_problem_init_matrix(cureduce_problem *problem, cureduce_layout layout, cureduce_op op,
+                                               cureduce_dtype input_type, cureduce_dtype output_type, uint64_t rows,
+                                               uint64_t cols, uint64_t leading_dimension);
+/* A segments problem of `segments` segments. */
+CUREDUCE_API void cureduce_problem_init_segments(cureduce_problem *problem, cureduce_op op,
+                                                 cureduce_dtype input_type, cureduce_dtype output_type,
+                                                 uint64_t segments);
+/* Results a problem gives (1 contiguous, rows, cols or segments), and the bytes from one result to
+ * the next on the device: the output type's size, 16 for argmin/argmax (see cureduce_value). */
+CUREDUCE_API uint64_t cureduce_problem_results(const cureduce_problem *problem);
+CUREDUCE_API size_t cureduce_result_bytes(cureduce_op op, cureduce_dtype output_type);
 
 typedef struct cureduce_plan cureduce_plan;
 
@@ -272,7 +304,7 @@ typedef enum cureduce_plan_origin {
  * tunes only through cureduce_reduce, which has the caller's data). spec given: that kernel
  * configuration, pinned, e.g. "sum:f32->f32/single_pass/b256/u4/v16/g8" (what
  * cureduce_plan_describe() and cureduce-tune --list print); a malformed spec, one that is not a
- * production strategy, or one whose operation and types are not the problem's, is
+ * production strategy, or one whose operation, types or layout are not the problem's, is
  * CUREDUCE_STATUS_INVALID_SPEC. Loads or compiles the kernel: may take milliseconds the first time.
  * A plan keeps the configuration it was made with; a later tune reaches only new plans.
  */
@@ -297,16 +329,29 @@ CUREDUCE_API cureduce_status cureduce_plan_workspace_size(const cureduce_plan *p
  * execution uses nothing else, so there is no per-stream state. One execution may use a given
  * workspace at a time (executions on one stream are ordered; elsewhere, give each its own).
  * Any content will do: each execution re-arms it on its stream before the kernel.
+ *
+ * Shaped problems: `input` is the matrix's first element (or the segments' element 0), `output`
+ * has room for cureduce_problem_results() results. A plan whose workspace is larger than a slot
+ * of the context's (132,096 bytes; some column and split-row plans) needs a caller workspace:
+ * without one the call is refused with CUREDUCE_STATUS_INVALID_ARGUMENT.
  */
 CUREDUCE_API cureduce_status cureduce_plan_execute(const cureduce_plan *plan, const void *input, void *output,
                                                    void *workspace, size_t workspace_bytes, void *stream);
+/* The same for a segments plan (which cureduce_plan_execute refuses): begin_offsets and
+ * end_offsets are device arrays of the problem's `rows` int64 offsets, 8-byte aligned, each
+ * segment within the input. */
+CUREDUCE_API cureduce_status cureduce_plan_execute_segments(const cureduce_plan *plan, const void *input,
+                                                            const int64_t *begin_offsets,
+                                                            const int64_t *end_offsets, void *output,
+                                                            void *workspace, size_t workspace_bytes, void *stream);
 
 typedef struct cureduce_plan_info {
   char spec[112];                /* e.g. "sum:f32->f32/single_pass/b256/u4/v16/g8" */
   cureduce_plan_origin origin;
-  unsigned grid, block;          /* the launch for the problem's n */
+  unsigned grid, block;          /* the launch for the problem: blocks along x, threads a block */
   size_t workspace_bytes, workspace_alignment;
-  unsigned char reserved[32];
+  unsigned grid_y;               /* blocks along y: splits of a row, segment or column range; else 1 */
+  unsigned char reserved[28];
 } cureduce_plan_info;
 
 /* What the plan runs. */

@@ -1,0 +1,102 @@
+// Columns: a block is a tile of CUREDUCE_GROUP threads across the columns, each thread a vector
+// of adjacent columns, by CUREDUCE_BLOCK / CUREDUCE_GROUP threads down the rows, so that a warp
+// reads whole stretches of a row. gridDim.x tiles cover the columns, gridDim.y blocks split the
+// rows of each tile; the last block of a tile folds the tile's partials in split order.
+
+using namespace cureduce;
+
+const unsigned across = CUREDUCE_GROUP, down = CUREDUCE_BLOCK / CUREDUCE_GROUP;
+
+// One accumulator a column of the thread's vector; index = row.
+__device__ __forceinline__ void fold_columns(acc_t *acc, vector_t raw, u64 row) {
+  unpacked u;
+  u.raw = raw;
+#pragma unroll
+  for (int j = 0; j < vector_elements; j++) acc[j] = op::combine(acc[j], op::lift(u.element[j], row));
+}
+
+// The thread's rows: vectors with CUREDUCE_UNROLL in flight where whole and aligned, else the
+// valid columns element by element.
+__device__ __forceinline__ void accumulate_columns(acc_t *acc, const input_t *__restrict__ input, const shape_t &shape,
+                                                   u64 col, u64 valid) {
+  const u64 step = (u64)gridDim.y * down;
+  u64 row = (u64)blockIdx.y * down + threadIdx.x / across;
+  if (valid == vector_elements && rows_aligned(input, shape)) {
+    for (; row + (CUREDUCE_UNROLL - 1) * step < shape.rows; row += CUREDUCE_UNROLL * step) {
+      vector_t loaded[CUREDUCE_UNROLL];
+#pragma unroll
+      for (int k = 0; k < CUREDUCE_UNROLL; k++)
+        loaded[k] = __ldg((const vector_t *)(input + (row + k * step) * shape.leading + col));
+#pragma unroll
+      for (int k = 0; k < CUREDUCE_UNROLL; k++) fold_columns(acc, loaded[k], row + k * step);
+    }
+    for (; row < shape.rows; row += step) fold_columns(acc, __ldg((const vector_t *)(input + row * shape.leading + col)), row);
+    return;
+  }
+  for (; row < shape.rows; row += step)
+#pragma unroll
+    for (int j = 0; j < vector_elements; j++)
+      if (j < valid) acc[j] = op::combine(acc[j], op::lift(input[row * shape.leading + col + j], row));
+}
+
+// Folds each column's accumulators down the block's rows (a tree in shared memory, the same
+// order every time) into the threads of the tile's first row.
+__device__ __forceinline__ void fold_down(acc_t *acc) {
+  __shared__ acc_t column_values[CUREDUCE_BLOCK];
+  const unsigned y = threadIdx.x / across;
+#pragma unroll
+  for (int j = 0; j < vector_elements; j++) {
+    column_values[threadIdx.x] = acc[j];
+    __syncthreads();
+    for (unsigned half = down / 2; half > 0; half >>= 1) {
+      if (y < half) column_values[threadIdx.x] = op::combine(column_values[threadIdx.x],
+                                                             column_values[threadIdx.x + half * across]);
+      __syncthreads();
+    }
+    acc[j] = column_values[threadIdx.x];
+    __syncthreads();
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK)
+    cureduce_kernel(const input_t *__restrict__ input, shape_t shape, void *out, void *partials, void *tickets) {
+  const u64 tile_first = (u64)blockIdx.x * across * vector_elements;
+  const u64 col = tile_first + (threadIdx.x % across) * vector_elements;
+  const u64 valid = col >= shape.cols ? 0 : shape.cols - col < vector_elements ? shape.cols - col : vector_elements;
+  acc_t acc[vector_elements];
+#pragma unroll
+  for (int j = 0; j < vector_elements; j++) acc[j] = op::identity();
+  accumulate_columns(acc, input, shape, col, valid);
+  fold_down(acc);
+  const bool holds = threadIdx.x < across;
+  if (gridDim.y == 1) {
+    if (holds && valid == vector_elements) {
+      store_results<vector_elements>(out, col, acc);
+    } else {
+#pragma unroll
+      for (int j = 0; j < vector_elements; j++)
+        if (holds && j < valid) store_result(result_at(out, col + j), op::finish(acc[j]));
+    }
+    return;
+  }
+  acc_t *split_partials = (acc_t *)partials + (u64)blockIdx.y * shape.cols;  // [split][column]
+#pragma unroll
+  for (int j = 0; j < vector_elements; j++)
+    if (holds && j < valid) store_partial(&split_partials[col + j], acc[j]);
+  __threadfence();
+  __syncthreads();
+  __shared__ bool is_last_block;
+  unsigned *ticket = (unsigned *)tickets + blockIdx.x;
+  if (threadIdx.x == 0) is_last_block = atomicAdd(ticket, 1u) == gridDim.y - 1;
+  __syncthreads();
+  if (!is_last_block) return;
+  __threadfence();
+  const u64 tile_end = tile_first + across * vector_elements < shape.cols ? tile_first + across * vector_elements
+                                                                          : shape.cols;
+  for (u64 c = tile_first + threadIdx.x; c < tile_end; c += CUREDUCE_BLOCK) {
+    acc_t v = op::identity();
+    for (unsigned s = 0; s < gridDim.y; s++) v = op::combine(v, load_partial((acc_t *)partials + (u64)s * shape.cols + c));
+    store_result(result_at(out, c), op::finish(v));
+  }
+  if (threadIdx.x == 0) *ticket = 0;
+}

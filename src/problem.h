@@ -1,0 +1,27 @@
+/* Problem descriptors: their checks that need no device, and the checks of a call's pointers
+ * against the problem's extent. */
+#ifndef CUREDUCE_PROBLEM_H
+#define CUREDUCE_PROBLEM_H
+
+#include <stdbool.h>
+
+#include "cureduce/cureduce.h"
+
+/* Types, layout, shape fields, reserved bytes, an empty contiguous min or max. */
+cureduce_status cureduce_problem_check(const cureduce_problem *problem);
+
+bool cureduce_problem_is_shaped(const cureduce_problem *problem);
+
+/* Elements from the first a problem reads to one past its last: n, or (rows - 1) * leading + cols
+ * (0 for no rows); segments: unknown here, 0. */
+uint64_t cureduce_problem_extent(const cureduce_problem *problem);
+
+/* Checks of a call's pointers that need no device: NULL, alignment, the end of the address space
+ * for `n` input elements and `results` results. */
+cureduce_status cureduce_check_call_pointers(cureduce_op op, cureduce_dtype input_type, const void *input, size_t n,
+                                             cureduce_dtype output_type, const void *output);
+cureduce_status cureduce_check_shaped_pointers(const cureduce_problem *problem, const void *input, const void *output);
+/* The offsets of a segments call: both given, 8-byte aligned. */
+cureduce_status cureduce_check_offsets(const int64_t *begin, const int64_t *end, uint64_t segments);
+
+#endif

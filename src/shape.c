@@ -1,0 +1,201 @@
+#include "shape.h"
+
+#include "error.h"
+#include "execute.h"
+
+static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
+static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
+static unsigned power_of_two_at_least(size_t x) {
+  unsigned p = 1;
+  while (p < x && p < (1u << 30))
+    p <<= 1;
+  return p;
+}
+
+/* Rows of at most GROUP_ROW_BYTES_MAX bytes go to groups of at most a warp, longer ones to whole
+ * blocks. Columns take blocks of 1024: rows down the block are what keeps loads in flight where
+ * the partials of split rows would not fit a slot (few tiles, one split). */
+enum { GROUP_ROW_BYTES_MAX = 16384, SHAPED_BLOCK = 256, COLUMN_BLOCK = 1024 };
+
+/* The widest load (16 bytes at most) that divides every byte distance the kernel steps: row
+ * pitches and, for rows, row lengths. Rows not aligned at run time are read element by element
+ * (row_groups, column_tiles) or take a scalar head (row_blocks). */
+static unsigned vector_bytes_for(size_t element, size_t leading_bytes, size_t row_bytes) {
+  unsigned bytes = 16;
+  while (bytes > element && ((leading_bytes % bytes) != 0 || (row_bytes % bytes) != 0 || row_bytes < bytes))
+    bytes /= 2;
+  return bytes;
+}
+
+static cureduce_spec base_spec(const cureduce_problem *problem, cureduce_strategy strategy, unsigned block,
+                               int max_threads_per_sm) {
+  unsigned blocks_per_sm = (unsigned)max_threads_per_sm / block;
+  return (cureduce_spec){.op = (uint8_t)problem->op,
+                         .input = (uint8_t)problem->input_type,
+                         .output = (uint8_t)problem->output_type,
+                         .strategy = (uint8_t)strategy,
+                         .block = (uint16_t)block,
+                         .unroll = 4,
+                         .vector_bytes = 16,
+                         .blocks_per_sm = (uint16_t)(blocks_per_sm < 1 ? 1 : blocks_per_sm > 32 ? 32 : blocks_per_sm),
+                         .splits = 1};
+}
+
+/* Splits that give `rows` rows about a full device of blocks, each split at least one round of
+ * loads of a row of `length` elements, within `most`. */
+static unsigned splits_for(size_t rows, size_t length, const cureduce_spec *spec, int sm_count, size_t most) {
+  size_t blocks = (size_t)sm_count * spec->blocks_per_sm;
+  size_t per_block = (size_t)spec->block * spec->unroll * (spec->vector_bytes / cureduce_dtype_size(spec->input));
+  size_t splits = min_size(min_size(ceil_div(blocks, max_size(rows, 1)), ceil_div(length, per_block)), most);
+  return (unsigned)max_size(min_size(splits, 65535), 1);
+}
+
+/* Workspace of a slot that a shaped launch may fill: past the always-zero area (execute.h). */
+static const size_t slot_partials_bytes = CUREDUCE_WORKSPACE_MAX_BYTES - CUREDUCE_WORKSPACE_PARTIALS - 4096;
+
+static cureduce_spec rows_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
+  size_t element = cureduce_dtype_size(problem->input_type);
+  size_t row_bytes = problem->cols * element, leading_bytes = problem->leading_dimension * element;
+  if (row_bytes > GROUP_ROW_BYTES_MAX) {
+    cureduce_spec spec = base_spec(problem, CUREDUCE_STRATEGY_ROW_BLOCKS, SHAPED_BLOCK, max_threads_per_sm);
+    size_t accumulator = cureduce_accumulator_bytes(problem->op, problem->input_type);
+    spec.splits = (uint16_t)splits_for(problem->rows, problem->cols, &spec, sm_count,
+                                       slot_partials_bytes / max_size(problem->rows, 1) / (accumulator + 4));
+    return spec;
+  }
+  cureduce_spec spec = base_spec(problem, CUREDUCE_STRATEGY_ROW_GROUPS, SHAPED_BLOCK, max_threads_per_sm);
+  if (row_bytes > CUREDUCE_COMPILED_ROW_BYTES_MAX) {
+    /* As many lanes as keep four loads in flight each, a warp at most: a warp on a 512-byte row
+     * would have one load a lane and no more in flight. */
+    spec.group = (uint16_t)min_size(power_of_two_at_least(row_bytes / (16 * spec.unroll)), 32);
+    return spec;
+  }
+  spec.cols = (uint32_t)problem->cols;
+  if (row_bytes && row_bytes < 16 && 16 % row_bytes == 0 && problem->leading_dimension == problem->cols) {
+    spec.group = 1; /* rows back to back, several to a 16-byte load (row_groups.cu, packed_rows) */
+    return spec;
+  }
+  /* A row compiled in: a lane's share is a vector or less, and rows in flight make up ~64 bytes
+   * a thread, enough to cover the memory's latency at full occupancy. */
+  spec.vector_bytes = (uint8_t)vector_bytes_for(element, leading_bytes, row_bytes);
+  size_t vector_elements = spec.vector_bytes / element;
+  spec.group = (uint16_t)min_size(power_of_two_at_least(ceil_div(problem->cols, vector_elements)), 32);
+  size_t lane_bytes = max_size(ceil_div(row_bytes, spec.group), 1);
+  spec.unroll = (uint8_t)max_size(min_size(64 / lane_bytes, 16), 2);
+  return spec;
+}
+
+static cureduce_spec segments_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
+  /* The lengths are on the device: each segment takes as many of the splits as its length needs
+   * (row_blocks.cu), so that a long one in a heavy tail does not leave one block reading it
+   * alone; few segments get a device of splits between them. Their partials and tickets are
+   * the segments' own: past a few thousand segments, a workspace larger than a slot. */
+  cureduce_spec spec = base_spec(problem, CUREDUCE_STRATEGY_SEGMENT_BLOCKS, SHAPED_BLOCK, max_threads_per_sm);
+  spec.splits = (uint16_t)max_size(splits_for(problem->rows, SIZE_MAX / 2, &spec, sm_count, 1024), 8);
+  return spec;
+}
+
+static cureduce_spec columns_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
+  size_t element = cureduce_dtype_size(problem->input_type);
+  cureduce_spec spec = base_spec(problem, CUREDUCE_STRATEGY_COLUMN_TILES, COLUMN_BLOCK, max_threads_per_sm);
+  /* At most 8 columns a thread: an accumulator each (64-bit for sums of integers). */
+  spec.vector_bytes = (uint8_t)min_size(vector_bytes_for(element, problem->leading_dimension * element,
+                                                         power_of_two_at_least(problem->cols * element)),
+                                        8 * element);
+  size_t vector_elements = spec.vector_bytes / element, column_vectors = ceil_div(problem->cols, vector_elements);
+  /* A warp across a row (whole stretches of it for each warp) and rows down the block; a wider
+   * tile where the rows are too few to give each thread a full round of loads. */
+  spec.unroll = vector_elements <= 4 ? 8 : 4;
+  size_t across = min_size(power_of_two_at_least(column_vectors), 32);
+  while (across < spec.block && across < column_vectors && spec.block / across * spec.unroll > problem->rows)
+    across *= 2;
+  spec.group = (uint16_t)across;
+  size_t tiles = max_size(ceil_div(column_vectors, across), 1), down = spec.block / across;
+  size_t blocks = (size_t)sm_count * spec.blocks_per_sm;
+  size_t accumulator = cureduce_accumulator_bytes(problem->op, problem->input_type);
+  size_t splits = min_size(ceil_div(blocks, tiles), ceil_div(problem->rows, down * spec.unroll));
+  splits = min_size(splits, slot_partials_bytes / max_size(problem->cols * accumulator, 1));
+  spec.splits = (uint16_t)max_size(min_size(splits, 65535), 1);
+  return spec;
+}
+
+cureduce_spec cureduce_shape_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
+  switch (problem->layout) {
+  case CUREDUCE_LAYOUT_ROWS: return rows_heuristic(problem, sm_count, max_threads_per_sm);
+  case CUREDUCE_LAYOUT_SEGMENTS: return segments_heuristic(problem, sm_count, max_threads_per_sm);
+  default: return columns_heuristic(problem, sm_count, max_threads_per_sm);
+  }
+}
+
+cureduce_status cureduce_shape_check_spec(const cureduce_spec *spec, const cureduce_problem *problem) {
+  cureduce_strategy strategy = (cureduce_strategy)spec->strategy;
+  CUREDUCE_RETURN_ERROR_IF(cureduce_strategy_layout(strategy) != problem->layout, INVALID_SPEC,
+                           "%s is not a strategy for this problem's layout", cureduce_strategy_name(strategy));
+  CUREDUCE_RETURN_ERROR_IF(spec->cols && spec->cols != problem->cols, INVALID_SPEC,
+                           "the spec compiles rows of %u elements in, the problem's have %llu", spec->cols,
+                           (unsigned long long)problem->cols);
+  return CUREDUCE_STATUS_OK;
+}
+
+cureduce_shape_launch cureduce_shape_geometry(const cureduce_spec *spec, const cureduce_problem *problem,
+                                              int sm_count) {
+  size_t resident = (size_t)sm_count * spec->blocks_per_sm, rows = problem->rows;
+  size_t element = cureduce_dtype_size(problem->input_type), vector_elements = spec->vector_bytes / element;
+  cureduce_shape_launch launch = {.grid_x = 1, .grid_y = 1};
+  size_t tickets = 0, partials = 0;
+  switch ((cureduce_strategy)spec->strategy) {
+  case CUREDUCE_STRATEGY_ROW_GROUPS:
+  case CUREDUCE_STRATEGY_SEGMENT_GROUPS: {
+    size_t groups = ceil_div(rows, spec->cols ? spec->unroll : 1), per_block = spec->block / spec->group;
+    launch.grid_x = (unsigned)max_size(min_size(ceil_div(groups, per_block), resident), 1);
+    break;
+  }
+  case CUREDUCE_STRATEGY_ROW_BLOCKS: /* x: a row's splits, y: rows (row_blocks.cu) */
+  case CUREDUCE_STRATEGY_SEGMENT_BLOCKS: {
+    /* Rows of one length keep all their splits busy: a device of blocks in all. Segments are
+     * mostly too short for more than one: a device of first splits, the others to spare. */
+    bool segments = spec->strategy == CUREDUCE_STRATEGY_SEGMENT_BLOCKS;
+    size_t slots = segments ? resident : max_size(resident / spec->splits, 1);
+    launch.grid_x = spec->splits;
+    launch.grid_y = (unsigned)max_size(min_size(min_size(rows, slots), 65535), 1);
+    if (spec->splits > 1)
+      tickets = rows, partials = rows * spec->splits;
+    break;
+  }
+  default: { /* column tiles */
+    size_t tiles = ceil_div(ceil_div(problem->cols, vector_elements), spec->group);
+    launch.grid_x = (unsigned)max_size(min_size(tiles, 0x7fffffff), 1);
+    launch.grid_y = spec->splits;
+    if (spec->splits > 1)
+      tickets = tiles, partials = problem->cols * spec->splits;
+    break;
+  }
+  }
+  if (tickets) {
+    launch.ticket_bytes = 4 * tickets;
+    launch.arm_tickets = launch.ticket_bytes > CUREDUCE_WORKSPACE_PARTIALS - CUREDUCE_WORKSPACE_EXACT;
+    launch.ticket_offset = launch.arm_tickets ? CUREDUCE_WORKSPACE_PARTIALS : CUREDUCE_WORKSPACE_EXACT;
+    launch.partials_offset = max_size(CUREDUCE_WORKSPACE_PARTIALS, ceil_div(launch.ticket_offset + launch.ticket_bytes,
+                                                                            CUREDUCE_WORKSPACE_ALIGNMENT) *
+                                                                       CUREDUCE_WORKSPACE_ALIGNMENT);
+    launch.workspace_bytes = launch.partials_offset + partials * cureduce_accumulator_bytes(problem->op, problem->input_type);
+  }
+  return launch;
+}
+
+cureduce_status cureduce_launch_shaped(const cureduce_driver *driver, const cureduce_spec *spec, CUfunction kernel,
+                                       const cureduce_shape_launch *launch, CUdeviceptr input,
+                                       const cureduce_shape_argument *shape, CUdeviceptr output,
+                                       CUdeviceptr workspace, CUstream stream) {
+  CUREDUCE_RETURN_ERROR_IF(launch->workspace_bytes && !workspace, INVALID_ARGUMENT, "this launch needs a workspace");
+  CUdeviceptr tickets = workspace ? workspace + launch->ticket_offset : 0;
+  CUdeviceptr partials = workspace ? workspace + launch->partials_offset : 0;
+  if (launch->arm_tickets)
+    CUREDUCE_CU(driver->cuMemsetD32Async(tickets, 0, launch->ticket_bytes / 4, stream));
+  cureduce_shape_argument argument = *shape;
+  void *parameters[] = {&input, &argument, &output, &partials, &tickets};
+  CUREDUCE_CU(driver->cuLaunchKernel(kernel, launch->grid_x, launch->grid_y, 1, spec->block, 1, 1, 0, stream,
+                                     parameters, NULL));
+  return CUREDUCE_STATUS_OK;
+}

@@ -1,0 +1,47 @@
+/* Shaped problems (rows, columns, segments): the heuristic's family and configuration for a
+ * shape, whether a pinned spec fits one, the launch's geometry and workspace, and the launch
+ * itself with the shape argument every shaped kernel takes. */
+#ifndef CUREDUCE_SHAPE_H
+#define CUREDUCE_SHAPE_H
+
+#include <stdbool.h>
+
+#include "driver.h"
+#include "spec.h"
+
+/* The kernels' shape argument, laid out as shape_t in kernel_templates/shapes.cuh. */
+typedef struct cureduce_shape_argument {
+  uint64_t rows, cols, leading;
+  CUdeviceptr begin, end;
+} cureduce_shape_argument;
+
+/* Where a launch's blocks go and what workspace they share: a ticket for each row, segment or
+ * column tile whose blocks fold their partials (0 bytes when every block writes its own results),
+ * then the partials. */
+typedef struct cureduce_shape_launch {
+  unsigned grid_x, grid_y;
+  size_t ticket_offset, ticket_bytes;
+  size_t partials_offset;
+  size_t workspace_bytes; /* 0: the launch needs none */
+  /* The tickets lie where other kernels of a stream's slot write, so every launch zeroes them
+   * first; few enough tickets lie where the slot is always zero between launches (execute.h). */
+  bool arm_tickets;
+} cureduce_shape_launch;
+
+/* The heuristic's spec for a shaped problem (cureduce_problem_check passed). */
+cureduce_spec cureduce_shape_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm);
+/* INVALID_SPEC unless a production spec is for the problem's layout (and a compiled row length
+ * is the problem's). */
+cureduce_status cureduce_shape_check_spec(const cureduce_spec *spec, const cureduce_problem *problem);
+/* The launch of spec on the problem's shape. */
+cureduce_shape_launch cureduce_shape_geometry(const cureduce_spec *spec, const cureduce_problem *problem,
+                                              int sm_count);
+
+/* Launches a shaped kernel; `workspace` holds the launch's workspace_bytes, its tickets zero
+ * unless arm_tickets. The context must be current. */
+cureduce_status cureduce_launch_shaped(const cureduce_driver *driver, const cureduce_spec *spec, CUfunction kernel,
+                                       const cureduce_shape_launch *launch, CUdeviceptr input,
+                                       const cureduce_shape_argument *shape, CUdeviceptr output,
+                                       CUdeviceptr workspace, CUstream stream);
+
+#endif

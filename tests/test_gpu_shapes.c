@@ -1,0 +1,413 @@
+/* Rows, columns and segments of one input type (argv[1]) against the host reference: every
+ * operation that shapes take and each output type it allows, over shapes from no rows to 2^22
+ * elements (rows and columns of 1 to 2^20 elements with odd lengths, leading dimensions with
+ * padding, empty rows, segments empty, reversed, overlapping and up to 2^20 long), matrix starts
+ * aligned and one element off, through
+ *   library   the heuristic's plan, executed in the stream's workspace slot;
+ *   caller    the same plan in a workspace of the test's own, filled with garbage;
+ *   pinned    each family the plan may pick for the layout, pinned in a few configurations
+ *             (groups of 1 to 32, compiled and run-time row lengths, one and several splits),
+ *             for sum and argmax on the smaller shapes (pin_on);
+ * on fresh random data, every result and the guard bytes after them poisoned before each run.
+ * Float sums run twice: on data whose sums are exact (a dropped or doubled element shows
+ * bitwise), and on data whose sums round, within gamma(depth) sum|x| for a depth that bounds
+ * every shaped kernel's evaluation tree (shaped_depth). Empty rows, columns and segments must
+ * give the documented identity. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "problem.h"
+#include "shape.h"
+
+static cureduce_dtype tested_type;
+
+enum { poison_byte = 0xA5, guard_bytes = 64 };
+
+typedef struct shape {
+  cureduce_layout layout;
+  uint64_t rows, cols, leading;
+} shape;
+
+static const shape matrices[] = {
+    {CUREDUCE_LAYOUT_ROWS, 0, 10, 10},           {CUREDUCE_LAYOUT_ROWS, 1, 1, 1},
+    {CUREDUCE_LAYOUT_ROWS, 5, 0, 3},             {CUREDUCE_LAYOUT_ROWS, 1000, 2, 2},
+    {CUREDUCE_LAYOUT_ROWS, 333, 3, 5},           {CUREDUCE_LAYOUT_ROWS, 129, 7, 7},
+    {CUREDUCE_LAYOUT_ROWS, 65, 16, 16},          {CUREDUCE_LAYOUT_ROWS, 17, 31, 40},
+    {CUREDUCE_LAYOUT_ROWS, 1025, 64, 64},        {CUREDUCE_LAYOUT_ROWS, 100, 100, 101},
+    {CUREDUCE_LAYOUT_ROWS, 9, 1000, 1000},       {CUREDUCE_LAYOUT_ROWS, 3, 5000, 5003},
+    {CUREDUCE_LAYOUT_ROWS, 2, 70001, 70001},     {CUREDUCE_LAYOUT_ROWS, 1, (1 << 20) + 3, (1 << 20) + 3},
+    {CUREDUCE_LAYOUT_ROWS, 1 << 20, 2, 2},       {CUREDUCE_LAYOUT_ROWS, 3, 1 << 20, 1 << 20},
+    {CUREDUCE_LAYOUT_COLUMNS, 0, 5, 5},          {CUREDUCE_LAYOUT_COLUMNS, 7, 0, 0},
+    {CUREDUCE_LAYOUT_COLUMNS, 1, 1, 1},          {CUREDUCE_LAYOUT_COLUMNS, 1000, 2, 2},
+    {CUREDUCE_LAYOUT_COLUMNS, 333, 3, 5},        {CUREDUCE_LAYOUT_COLUMNS, 70001, 1, 1},
+    {CUREDUCE_LAYOUT_COLUMNS, 5, 1000, 1003},    {CUREDUCE_LAYOUT_COLUMNS, 2, 70001, 70001},
+    {CUREDUCE_LAYOUT_COLUMNS, 3000, 64, 64},     {CUREDUCE_LAYOUT_COLUMNS, 1 << 16, 17, 17},
+    {CUREDUCE_LAYOUT_COLUMNS, 1 << 20, 3, 4},    {CUREDUCE_LAYOUT_COLUMNS, 1 << 10, 1 << 12, 1 << 12},
+};
+
+/* Segments: how many, within an input of how many elements. */
+static const struct {
+  uint64_t segments, elements;
+} segment_sets[] = {{1, 1000}, {3, 1 << 12}, {1000, 1 << 18}, {5000, 1 << 21}, {40, (1 << 20) + 77}};
+
+/* ---- the reference ---------------------------------------------------------------------------- */
+
+static bool is_float_type(cureduce_dtype type) { return type <= CUREDUCE_F64; }
+
+/* An empty row's result, as the header documents it. */
+static cureduce_ref_result empty_result(cureduce_op op, cureduce_dtype output) {
+  cureduce_ref_result r = {.value = {.index = -1}};
+  bool is_max = op == CUREDUCE_OP_MAX || op == CUREDUCE_OP_ARGMAX;
+  bool is_arg = op == CUREDUCE_OP_ARGMIN || op == CUREDUCE_OP_ARGMAX;
+  if (op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_PROD) {
+    if (is_float_type(output))
+      cureduce_ref_store_float(output, op == CUREDUCE_OP_PROD ? 1.0L : 0.0L, &r.value);
+    else
+      r.value.value.u64 = op == CUREDUCE_OP_PROD; /* 1 in the low byte of any integer's bits */
+    return r;
+  }
+  if (is_float_type(output)) {
+    cureduce_ref_store_float(output, is_max ? -INFINITY : INFINITY, &r.value);
+  } else {
+    size_t bits = 8 * cureduce_dtype_size(output);
+    bool is_signed = output == CUREDUCE_I8 || output == CUREDUCE_I32 || output == CUREDUCE_I64;
+    uint64_t all = bits == 64 ? ~0ull : (1ull << bits) - 1, top = 1ull << (bits - 1);
+    r.value.value.u64 = is_signed ? (is_max ? top : all ^ top) : (is_max ? 0 : all);
+  }
+  (void)is_arg; /* argmin/argmax: the same value, index -1 */
+  return r;
+}
+
+/* The most additions an element meets in a shaped kernel: its thread's chain (at most the row's,
+ * column's or segment's length, plus the unroll accumulators and the identities), the folds of a
+ * group or block (5 + 5 shuffle levels, or 10 tree levels down a tile), and the last block's fold
+ * of `splits` partials followed by a block fold (10 more). */
+static unsigned shaped_depth(uint64_t length, unsigned splits) {
+  return (unsigned)(length + 16 + 2 + 10 + splits + 10 + 4);
+}
+
+/* ---- running ---------------------------------------------------------------------------------- */
+
+typedef enum mode { MODE_LIBRARY, MODE_CALLER, MODE_PINNED } mode;
+
+typedef struct run {
+  const harness_gpu *gpu;
+  cureduce_problem problem;
+  mode mode;
+  const char *spec;    /* MODE_PINNED */
+  CUdeviceptr input;   /* the matrix's first element, or the segments' element 0 */
+  CUdeviceptr begin, end;
+  CUdeviceptr output;  /* room for the results and the guard */
+  CUdeviceptr scratch; /* a caller workspace */
+  size_t scratch_bytes;
+  unsigned splits;     /* of the plan that ran */
+} run;
+
+static size_t results_bytes(const cureduce_problem *p) {
+  return cureduce_problem_results(p) * cureduce_result_bytes(p->op, p->output_type);
+}
+
+static void execute(run *r) {
+  cureduce_plan *plan = NULL;
+  cureduce_status status = cureduce_plan_create(&plan, r->gpu->context, &r->problem, r->spec);
+  ck_assert_msg(status == CUREDUCE_STATUS_OK, "plan %s: %s", r->spec ? r->spec : "(heuristic)",
+                cureduce_last_error_detail());
+  cureduce_plan_info info;
+  ck_assert(cureduce_plan_describe(plan, &info) == CUREDUCE_STATUS_OK);
+  cureduce_spec ran;
+  ck_assert(cureduce_spec_parse(info.spec, &ran) == CUREDUCE_STATUS_OK);
+  r->splits = ran.splits;
+  void *workspace = NULL;
+  if (r->mode != MODE_LIBRARY || info.workspace_bytes > 132096) {
+    ck_assert_msg(info.workspace_bytes <= r->scratch_bytes, "%s wants %zu bytes", info.spec, info.workspace_bytes);
+    ck_assert(r->gpu->cu->cuMemsetD8(r->scratch, 0xA5, r->scratch_bytes) == CUDA_SUCCESS);
+    workspace = (void *)(uintptr_t)r->scratch;
+  }
+  const void *in = (const void *)(uintptr_t)r->input;
+  void *out = (void *)(uintptr_t)r->output;
+  status = r->problem.layout == CUREDUCE_LAYOUT_SEGMENTS
+               ? cureduce_plan_execute_segments(plan, in, (const int64_t *)(uintptr_t)r->begin,
+                                                (const int64_t *)(uintptr_t)r->end, out, workspace, r->scratch_bytes,
+                                                NULL)
+               : cureduce_plan_execute(plan, in, out, workspace, r->scratch_bytes, NULL);
+  ck_assert_msg(status == CUREDUCE_STATUS_OK, "%s: %s", info.spec, cureduce_last_error_detail());
+  cureduce_plan_destroy(plan);
+}
+
+/* The elements of result i, gathered from host data whose element 0 is the run's input. */
+static size_t gather(const cureduce_problem *p, const unsigned char *data, const int64_t *begin, const int64_t *end,
+                     uint64_t i, unsigned char *into) {
+  size_t element = cureduce_dtype_size(p->input_type);
+  if (p->layout == CUREDUCE_LAYOUT_ROWS) {
+    memcpy(into, data + i * p->leading_dimension * element, p->cols * element);
+    return p->cols;
+  }
+  if (p->layout == CUREDUCE_LAYOUT_COLUMNS) {
+    for (uint64_t r = 0; r < p->rows; r++)
+      memcpy(into + r * element, data + (r * p->leading_dimension + i) * element, element);
+    return p->rows;
+  }
+  size_t length = end[i] > begin[i] ? (size_t)(end[i] - begin[i]) : 0;
+  memcpy(into, data + (size_t)begin[i] * element, length * element);
+  return length;
+}
+
+/* Poisons, runs, and checks every result and the guard. */
+static void check_run(run *r, const unsigned char *host, const int64_t *begin, const int64_t *end, bool rounding) {
+  const cureduce_problem *p = &r->problem;
+  size_t bytes = results_bytes(p), result_bytes = cureduce_result_bytes(p->op, p->output_type);
+  ck_assert(r->gpu->cu->cuMemsetD8(r->output, poison_byte, bytes + guard_bytes) == CUDA_SUCCESS);
+  execute(r);
+  unsigned char *got = malloc(bytes + guard_bytes), *gathered = malloc(
+      (size_t)(p->layout == CUREDUCE_LAYOUT_COLUMNS ? p->rows : p->layout == CUREDUCE_LAYOUT_ROWS ? p->cols : 1u << 21) *
+          cureduce_dtype_size(p->input_type) + 16);
+  ck_assert(got && gathered);
+  harness_download(r->gpu, got, r->output, bytes + guard_bytes);
+  for (size_t b = bytes; b < bytes + guard_bytes; b++)
+    ck_assert_msg(got[b] == poison_byte, "%s wrote past its %zu result bytes", r->spec ? r->spec : "heuristic", bytes);
+  for (uint64_t i = 0; i < cureduce_problem_results(p); i++) {
+    size_t length = gather(p, host, begin, end, i, gathered);
+    cureduce_ref_result expected =
+        length == 0 ? empty_result(p->op, p->output_type)
+        : rounding  ? cureduce_ref_expected_sum(p->input_type, p->output_type, gathered, length,
+                                                shaped_depth(length, r->splits))
+                    : cureduce_ref_expected(p->op, p->input_type, p->output_type, gathered, length);
+    cureduce_value value = {.index = -1};
+    memcpy(&value, got + i * result_bytes, result_bytes);
+    char why[256];
+    ck_assert_msg(cureduce_ref_matches(p->op, p->output_type, &value, &expected, why, sizeof why),
+                  "%s %s %s:%s->%s rows %llu cols %llu ld %llu, result %llu (%zu elements)%s: %s",
+                  r->mode == MODE_PINNED ? r->spec : r->mode == MODE_CALLER ? "caller workspace" : "library workspace",
+                  p->layout == CUREDUCE_LAYOUT_ROWS ? "rows" : p->layout == CUREDUCE_LAYOUT_COLUMNS ? "columns" : "segments",
+                  cureduce_op_name(p->op), cureduce_dtype_name(p->input_type), cureduce_dtype_name(p->output_type),
+                  (unsigned long long)p->rows, (unsigned long long)p->cols, (unsigned long long)p->leading_dimension,
+                  (unsigned long long)i, length, rounding ? " (data that rounds)" : "", why);
+  }
+  free(got);
+  free(gathered);
+}
+
+/* ---- the families, pinned ---------------------------------------------------------------------- */
+
+enum { max_pinned = 12 };
+
+/* Variants of the heuristic spec that cover each family of the layout. */
+static int pinned_specs(const cureduce_problem *p, char texts[max_pinned][CUREDUCE_SPEC_TEXT_MAX]) {
+  cureduce_spec base = cureduce_shape_heuristic(p, 132, 2048), variants[max_pinned];
+  int count = 0;
+  size_t element = cureduce_dtype_size(p->input_type);
+  if (p->layout == CUREDUCE_LAYOUT_ROWS || p->layout == CUREDUCE_LAYOUT_SEGMENTS) {
+    bool rows = p->layout == CUREDUCE_LAYOUT_ROWS;
+    cureduce_spec groups = base, blocks = base;
+    groups.strategy = rows ? CUREDUCE_STRATEGY_ROW_GROUPS : CUREDUCE_STRATEGY_SEGMENT_GROUPS;
+    groups.cols = 0, groups.splits = 1, groups.vector_bytes = 16, groups.unroll = 4;
+    blocks.strategy = rows ? CUREDUCE_STRATEGY_ROW_BLOCKS : CUREDUCE_STRATEGY_SEGMENT_BLOCKS;
+    blocks.group = 0, blocks.cols = 0, blocks.vector_bytes = 16, blocks.unroll = 2;
+    static const unsigned group_sizes[] = {1, 8, 32};
+    for (int g = 0; g < 3; g++)
+      variants[count] = groups, variants[count++].group = (uint16_t)group_sizes[g];
+    blocks.splits = 1, variants[count++] = blocks;
+    blocks.splits = 3, variants[count++] = blocks;
+    if (rows && p->cols * element <= CUREDUCE_COMPILED_ROW_BYTES_MAX && p->cols > 0) {
+      cureduce_spec compiled = groups;
+      compiled.cols = (uint32_t)p->cols, compiled.group = 1, compiled.vector_bytes = (uint8_t)element;
+      compiled.unroll = 3;
+      variants[count++] = compiled;
+      compiled.group = 4, compiled.vector_bytes = 16, variants[count++] = compiled;
+      compiled.group = 1, variants[count++] = compiled; /* rows shorter than 16 bytes: several a load */
+    }
+  } else {
+    static const struct {
+      unsigned group, splits, vector_bytes;
+    } tiles[] = {{1, 1, 16}, {4, 3, 0}, {32, 1, 0}, {32, 5, 16}};
+    for (int t = 0; t < 4; t++) {
+      cureduce_spec tile = base;
+      tile.group = (uint16_t)tiles[t].group, tile.splits = (uint16_t)tiles[t].splits;
+      tile.vector_bytes = (uint8_t)(tiles[t].vector_bytes ? tiles[t].vector_bytes : element);
+      tile.unroll = (uint8_t)(t + 1);
+      variants[count++] = tile;
+    }
+  }
+  for (int i = 0; i < count; i++)
+    cureduce_spec_format(&variants[i], texts[i]);
+  return count;
+}
+
+/* ---- the sweeps --------------------------------------------------------------------------------- */
+
+static const harness_gpu *shared_gpu;
+static CUdeviceptr scratch, output_buffer;
+static const size_t scratch_bytes = 64u << 20;
+
+/* Every output type, data kind and mode of one problem on one input. */
+static void check_problem(cureduce_problem problem, CUdeviceptr input, const unsigned char *host, size_t count,
+                          CUdeviceptr begin, CUdeviceptr end, const int64_t *host_begin, const int64_t *host_end,
+                          bool pinned) {
+  cureduce_dtype accumulator;
+  ck_assert(cureduce_accumulator_type(problem.op, tested_type, &accumulator) == CUREDUCE_STATUS_OK);
+  cureduce_dtype outputs[2] = {tested_type, accumulator};
+  run r = {.gpu = shared_gpu, .input = input, .begin = begin, .end = end, .output = output_buffer,
+           .scratch = scratch, .scratch_bytes = scratch_bytes};
+  bool sums_round = problem.op == CUREDUCE_OP_SUM && is_float_type(tested_type);
+  unsigned char *data = (unsigned char *)host;
+  size_t element = cureduce_dtype_size(tested_type);
+  for (int rounding = 0; rounding < (sums_round ? 2 : 1); rounding++) {
+    if (rounding)
+      cureduce_ref_fill_rounding(tested_type, data, count);
+    else
+      cureduce_ref_fill(problem.op, tested_type, data, count);
+    harness_upload(shared_gpu, input, data, count * element);
+    for (int o = 0; o < (accumulator == tested_type ? 1 : 2); o++) {
+      problem.output_type = outputs[o];
+      r.problem = problem;
+      r.spec = NULL;
+      for (int m = MODE_LIBRARY; m <= MODE_CALLER; m++) {
+        r.mode = (mode)m;
+        check_run(&r, data, host_begin, host_end, rounding);
+      }
+      if (!pinned)
+        continue;
+      char texts[max_pinned][CUREDUCE_SPEC_TEXT_MAX];
+      int specs = pinned_specs(&problem, texts);
+      r.mode = MODE_PINNED;
+      for (int s = 0; s < specs; s++) {
+        r.spec = texts[s];
+        check_run(&r, data, host_begin, host_end, rounding);
+      }
+    }
+  }
+}
+
+static void check_matrix(cureduce_op op, const shape *s, size_t offset_elements, bool pinned) {
+  size_t element = cureduce_dtype_size(tested_type);
+  cureduce_problem problem;
+  cureduce_problem_init_matrix(&problem, s->layout, op, tested_type, tested_type, s->rows, s->cols, s->leading);
+  size_t extent = (size_t)cureduce_problem_extent(&problem), count = extent + offset_elements + 1;
+  unsigned char *host = malloc(count * element);
+  ck_assert(host);
+  CUdeviceptr input = harness_device_alloc(shared_gpu, count * element);
+  check_problem(problem, input + offset_elements * element, host + offset_elements * element, extent + 1, 0, 0, NULL,
+                NULL, pinned);
+  shared_gpu->cu->cuMemFree(input);
+  free(host);
+}
+
+/* Lengths from none to 2^17 (a few up to the input's end), some begins past their ends, some
+ * segments overlapping others. */
+static void draw_segments(uint64_t segments, uint64_t elements, int64_t *begin, int64_t *end) {
+  for (uint64_t i = 0; i < segments; i++) {
+    int64_t kind = cureduce_ref_random_range(0, 99), length;
+    if (kind < 15)
+      length = 0;
+    else if (kind < 20)
+      length = -cureduce_ref_random_range(1, 50); /* end before begin: empty */
+    else if (kind < 65)
+      length = cureduce_ref_random_range(1, 64);
+    else if (kind < 95)
+      length = cureduce_ref_random_range(65, 5000);
+    else /* long, within the input */
+      length = cureduce_ref_random_range((int64_t)elements < 5001 ? 1 : 5001, (int64_t)elements);
+    if (length > (int64_t)elements)
+      length = (int64_t)elements;
+    int64_t span = length > 0 ? length : 0;
+    begin[i] = cureduce_ref_random_range(length < 0 ? -length : 0, (int64_t)elements - span);
+    end[i] = begin[i] + length;
+  }
+}
+
+static void check_segments(cureduce_op op, uint64_t segments, uint64_t elements, bool pinned) {
+  size_t element = cureduce_dtype_size(tested_type);
+  int64_t *begin = malloc(segments * 8), *end = malloc(segments * 8);
+  unsigned char *host = malloc(elements * element);
+  ck_assert(begin && end && host);
+  draw_segments(segments, elements, begin, end);
+  CUdeviceptr input = harness_device_alloc(shared_gpu, elements * element);
+  CUdeviceptr offsets = harness_device_alloc(shared_gpu, 2 * segments * 8);
+  harness_upload(shared_gpu, offsets, begin, segments * 8);
+  harness_upload(shared_gpu, offsets + segments * 8, end, segments * 8);
+  cureduce_problem problem;
+  cureduce_problem_init_segments(&problem, op, tested_type, tested_type, segments);
+  check_problem(problem, input, host, elements, offsets, offsets + segments * 8, begin, end, pinned);
+  shared_gpu->cu->cuMemFree(input);
+  shared_gpu->cu->cuMemFree(offsets);
+  free(begin);
+  free(end);
+  free(host);
+}
+
+/* The pinned families on the shapes small enough to run many of, at the aligned start, for sum
+ * and argmax (a plain fold and an indexed one: what the families do differs in their loads and
+ * folds, not in the operation's algebra, which the plans' sweep of every operation covers); the
+ * rest through the plan. Each pinned configuration is a kernel of its own to compile. */
+static bool pin_on(cureduce_op op, uint64_t rows, uint64_t cols, size_t offset) {
+  return (op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_ARGMAX) && offset == 0 && rows * (cols ? cols : 1) <= (1u << 18);
+}
+
+START_TEST(test_rows_and_columns) {
+  cureduce_op op = (cureduce_op)_i;
+  if (op == CUREDUCE_OP_EXACT_SUM)
+    return;
+  for (size_t s = 0; s < sizeof matrices / sizeof matrices[0]; s++)
+    for (size_t offset = 0; offset < 2; offset++)
+      check_matrix(op, &matrices[s], offset, pin_on(op, matrices[s].rows, matrices[s].cols, offset));
+}
+END_TEST
+
+START_TEST(test_segments) {
+  cureduce_op op = (cureduce_op)_i;
+  if (op == CUREDUCE_OP_EXACT_SUM)
+    return;
+  for (size_t s = 0; s < sizeof segment_sets / sizeof segment_sets[0]; s++)
+    check_segments(op, segment_sets[s].segments, segment_sets[s].elements,
+                   pin_on(op, 1, segment_sets[s].elements, 0));
+}
+END_TEST
+
+/* exact_sum of a shape is refused, not run some other way. */
+START_TEST(test_exact_sum_of_shapes_is_refused) {
+  if (!is_float_type(tested_type))
+    return;
+  cureduce_problem problem;
+  cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_EXACT_SUM, tested_type, tested_type, 4, 4, 4);
+  cureduce_plan *plan = NULL;
+  ck_assert_int_eq(cureduce_plan_create(&plan, shared_gpu->context, &problem, NULL), CUREDUCE_STATUS_UNSUPPORTED);
+  ck_assert_ptr_null(plan);
+}
+END_TEST
+
+static harness_gpu gpu;
+static void open_gpu(void) {
+  gpu = harness_gpu_open();
+  shared_gpu = &gpu;
+  scratch = harness_device_alloc(&gpu, scratch_bytes);
+  output_buffer = harness_device_alloc(&gpu, ((size_t)1 << 20) * 16 + guard_bytes);
+}
+static void close_gpu(void) {
+  gpu.cu->cuMemFree(scratch);
+  gpu.cu->cuMemFree(output_buffer);
+  harness_gpu_close(&gpu);
+}
+
+int main(int argc, char **argv) {
+  int type = -1;
+  for (int t = 0; argc == 2 && t < CUREDUCE_DTYPE_COUNT; t++)
+    if (strcmp(argv[1], cureduce_dtype_name((cureduce_dtype)t)) == 0)
+      type = t;
+  if (type < 0) {
+    fprintf(stderr, "usage: %s TYPE   (f16, bf16, f32, f64, i8, u8, i32, u32, i64, u64)\n", argv[0]);
+    return 2;
+  }
+  tested_type = (cureduce_dtype)type;
+  Suite *suite = suite_create("gpu-shapes");
+  TCase *shapes = tcase_create("shapes");
+  tcase_set_timeout(shapes, 900);
+  tcase_add_unchecked_fixture(shapes, open_gpu, close_gpu);
+  tcase_add_loop_test(shapes, test_rows_and_columns, 0, CUREDUCE_OP_COUNT);
+  tcase_add_loop_test(shapes, test_segments, 0, CUREDUCE_OP_COUNT);
+  tcase_add_test(shapes, test_exact_sum_of_shapes_is_refused);
+  suite_add_tcase(suite, shapes);
+  return harness_run(suite, true);
+}
