@@ -22,7 +22,7 @@ struct cub_call {
 
 // Runs FAMILY<In, Acc>::run(call) for the library's type: In its element type, Acc the accumulator
 // of its sums and products (f16, bf16, f32 in f32; integers in 64 bits).
-template <template <typename, typename> class FAMILY> int for_type(cureduce_dtype type, const cub_call &call) {
+template <template <typename, typename> class FAMILY, typename CALL> int for_type(cureduce_dtype type, const CALL &call) {
   switch (type) {
   case CUREDUCE_F16: return FAMILY<__half, float>::run(call);
   case CUREDUCE_BF16: return FAMILY<__nv_bfloat16, float>::run(call);

@@ -5,6 +5,7 @@
 #define CUREDUCE_CUB_BASELINE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cureduce/cureduce.h"
 
@@ -17,6 +18,14 @@ extern "C" {
  * NULL, only sets *temp_bytes. Returns a cudaError_t: 0 on success, -1 for an unknown (op, type). */
 int cureduce_cub_reduce(cureduce_op op, cureduce_dtype type, const void *input, size_t n, void *output, void *temp,
                         size_t *temp_bytes, void *stream);
+
+/* cub::DeviceSegmentedReduce::Reduce with + into the accumulator type, from 0, over `segments`
+ * segments: with begin and end NULL, rows of `cols` elements `leading` apart (CUB 3.0.1 takes
+ * offsets only: these are computed on the fly from a counting iterator); else the offset arrays.
+ * Same conventions as cureduce_cub_reduce. */
+int cureduce_cub_segmented_sum(cureduce_dtype type, const void *input, size_t segments, size_t cols, size_t leading,
+                               const int64_t *begin, const int64_t *end, void *output, void *temp, size_t *temp_bytes,
+                               void *stream);
 
 /* CUB's version, e.g. 300001 for 3.0.1. */
 int cureduce_cub_version(void);

@@ -20,6 +20,8 @@
 #include "plan.h"
 #include "reference.h"
 #include "templates.h"
+#include "bench_shapes.h"
+#include "bench_support.h"
 #include "tool_options.h"
 #include "workspace.h"
 #ifdef CUREDUCE_HAVE_CUB
@@ -35,6 +37,13 @@ static void usage(FILE *out) {
         "\n"
         "  --ladder          time every rung of the classic reduce ladder instead (default: f32 sum\n"
         "                    at n = 2^24 and 2^28)\n"
+        "  --shapes          time rows and columns of every cols = 2^1 ... 2^k of each total size\n"
+        "                    (--sizes, default 2^20 and 2^28 elements), then ragged segments of that\n"
+        "                    total (heavy-tailed lengths, a tenth empty), against CUB's\n"
+        "                    DeviceSegmentedReduce for sums (CUB has no columns: its columns say -);\n"
+        "                    each shape's effective GB/s (read + written) and %ceil against the\n"
+        "                    slower of the read and the device-to-device copy ceilings of the run\n"
+        "                    (default: f32 sum)\n"
         "  --ops LIST        operations, e.g. sum,max (sum, prod, min, max, argmin, argmax,\n"
         "                    exact_sum: float types only)\n"
         "  --types LIST      input types, e.g. f32,bf16\n"
@@ -72,7 +81,7 @@ enum { max_list = 32 };
 typedef enum format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON } format;
 
 typedef struct options {
-  bool ladder, random_data, flush_l2;
+  bool ladder, shapes, random_data, flush_l2;
   size_t offset;
   format format;
   int device, reps;
@@ -101,7 +110,8 @@ static int parse_options(int argc, char **argv, options *o) {
       {"csv", no_argument, NULL, 'c'},         {"json", no_argument, NULL, 'j'},
       {"device", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
       {"data", required_argument, NULL, 'D'},   {"l2", required_argument, NULL, 'L'},
-      {"offset", required_argument, NULL, 'O'}, {NULL, 0, NULL, 0}};
+      {"offset", required_argument, NULL, 'O'}, {"shapes", no_argument, NULL, 'S'},
+      {NULL, 0, NULL, 0}};
   *o = (options){.reps = 200, .op_count = 0, .type_count = 0, .size_count = 0};
   bool ok = true;
   const char *why = "see --help";
@@ -124,6 +134,7 @@ static int parse_options(int argc, char **argv, options *o) {
       why = "--offset takes a number of bytes below 256";
       break;
     case 'l': o->ladder = true; break;
+    case 'S': o->shapes = true; break;
     case 'c': o->format = FORMAT_CSV; break;
     case 'j': o->format = FORMAT_JSON; break;
     case 'o':
@@ -152,8 +163,12 @@ static int parse_options(int argc, char **argv, options *o) {
     default: ok = false;
     }
   }
-  if (ok && o->ladder && o->format == FORMAT_JSON)
-    ok = false, why = "--json does not go with --ladder (use --csv)";
+  if (ok && (o->ladder || o->shapes) && o->format == FORMAT_JSON)
+    ok = false, why = "--json does not go with --ladder or --shapes (use --csv)";
+  if (ok && o->ladder && o->shapes)
+    ok = false, why = "--ladder and --shapes are two different tables: one at a time";
+  if (ok && o->shapes && (o->flush_l2 || o->random_data || o->offset))
+    ok = false, why = "--shapes takes --ops, --types, --sizes, --reps and --csv (its data are the exact grid)";
   if (ok && optind < argc)
     ok = false, why = "arguments other than options";
   if (!ok) {
@@ -161,7 +176,12 @@ static int parse_options(int argc, char **argv, options *o) {
     return 2;
   }
   if (!o->op_count)
-    o->op_count = o->ladder ? 1 : 2, o->ops[0] = CUREDUCE_OP_SUM, o->ops[1] = CUREDUCE_OP_MAX;
+    o->op_count = o->ladder || o->shapes ? 1 : 2, o->ops[0] = CUREDUCE_OP_SUM, o->ops[1] = CUREDUCE_OP_MAX;
+  for (int p = 0; o->shapes && p < o->op_count; p++)
+    if (o->ops[p] == CUREDUCE_OP_EXACT_SUM) {
+      fprintf(stderr, "cureduce-bench: exact_sum of shapes is not supported yet\n");
+      return 2;
+    }
   if (!o->type_count)
     o->type_count = 1, o->types[0] = CUREDUCE_F32;
   for (int t = 0; t < o->type_count; t++)
@@ -171,8 +191,8 @@ static int parse_options(int argc, char **argv, options *o) {
       return 2;
     }
   if (!o->size_count) {
-    if (o->ladder)
-      o->size_count = 2, o->sizes[0] = (size_t)1 << 24, o->sizes[1] = (size_t)1 << 28;
+    if (o->ladder || o->shapes)
+      o->size_count = 2, o->sizes[0] = (size_t)1 << (o->ladder ? 24 : 20), o->sizes[1] = (size_t)1 << 28;
     else
       for (int e = 8; e <= 30; e += 2)
         o->sizes[o->size_count++] = (size_t)1 << e;
@@ -216,17 +236,6 @@ typedef struct call {
   const raw_launch *raw; /* CALL_RAW */
 } call;
 
-static _Noreturn void fail(const char *what) {
-  fprintf(stderr, "cureduce-bench: %s: %s\n", what, cureduce_last_error_detail());
-  exit(1);
-}
-
-static void check_cuda(CUresult result, const char *what) {
-  if (result != CUDA_SUCCESS) {
-    cureduce_driver_check(result, what, __FILE__, __LINE__);
-    fail(what);
-  }
-}
 
 static void enqueue(bench *b, const call *c) {
   void *in = (void *)(uintptr_t)b->data, *out = (void *)(uintptr_t)b->output;
@@ -246,13 +255,13 @@ static void enqueue(bench *b, const call *c) {
 #endif
     break;
   case CALL_RAW:
-    check_cuda(b->cu->cuLaunchKernel(c->raw->function, c->raw->grid, 1, 1, c->raw->block, 1, 1, 0, b->stream,
+    cureduce_bench_check_cuda(b->cu->cuLaunchKernel(c->raw->function, c->raw->grid, 1, 1, c->raw->block, 1, 1, 0, b->stream,
                                      c->raw->parameters, NULL),
                "cuLaunchKernel");
     break;
   }
   if (status != CUREDUCE_STATUS_OK)
-    fail("reduction");
+    cureduce_bench_fail("reduction");
 }
 
 static int compare_floats(const void *a, const void *b) {
@@ -270,12 +279,12 @@ static double time_median(bench *b, const call *c, int reps) {
   float *times = malloc((size_t)reps * sizeof *times);
   for (int i = 0; i < reps; i++) {
     if (b->flush)
-      check_cuda(b->cu->cuMemsetD32Async(b->flush, (unsigned)i, b->flush_bytes / 4, b->stream), "cuMemsetD32Async");
-    check_cuda(b->cu->cuEventRecord(b->start, b->stream), "cuEventRecord");
+      cureduce_bench_check_cuda(b->cu->cuMemsetD32Async(b->flush, (unsigned)i, b->flush_bytes / 4, b->stream), "cuMemsetD32Async");
+    cureduce_bench_check_cuda(b->cu->cuEventRecord(b->start, b->stream), "cuEventRecord");
     enqueue(b, c);
-    check_cuda(b->cu->cuEventRecord(b->stop, b->stream), "cuEventRecord");
-    check_cuda(b->cu->cuEventSynchronize(b->stop), "cuEventSynchronize");
-    check_cuda(b->cu->cuEventElapsedTime(&times[i], b->start, b->stop), "cuEventElapsedTime");
+    cureduce_bench_check_cuda(b->cu->cuEventRecord(b->stop, b->stream), "cuEventRecord");
+    cureduce_bench_check_cuda(b->cu->cuEventSynchronize(b->stop), "cuEventSynchronize");
+    cureduce_bench_check_cuda(b->cu->cuEventElapsedTime(&times[i], b->start, b->stop), "cuEventElapsedTime");
   }
   qsort(times, (size_t)reps, sizeof *times, compare_floats);
   double median = 1000.0 * times[reps / 2];
@@ -285,13 +294,13 @@ static double time_median(bench *b, const call *c, int reps) {
 
 /* Mean of `reps` calls enqueued back to back, in microseconds. */
 static double time_back_to_back(bench *b, const call *c, int reps) {
-  check_cuda(b->cu->cuEventRecord(b->start, b->stream), "cuEventRecord");
+  cureduce_bench_check_cuda(b->cu->cuEventRecord(b->start, b->stream), "cuEventRecord");
   for (int i = 0; i < reps; i++)
     enqueue(b, c);
-  check_cuda(b->cu->cuEventRecord(b->stop, b->stream), "cuEventRecord");
-  check_cuda(b->cu->cuEventSynchronize(b->stop), "cuEventSynchronize");
+  cureduce_bench_check_cuda(b->cu->cuEventRecord(b->stop, b->stream), "cuEventRecord");
+  cureduce_bench_check_cuda(b->cu->cuEventSynchronize(b->stop), "cuEventSynchronize");
   float ms;
-  check_cuda(b->cu->cuEventElapsedTime(&ms, b->start, b->stop), "cuEventElapsedTime");
+  cureduce_bench_check_cuda(b->cu->cuEventElapsedTime(&ms, b->start, b->stop), "cuEventElapsedTime");
   return 1000.0 * ms / reps;
 }
 
@@ -306,18 +315,18 @@ static void fill_input(bench *b, cureduce_dtype type, bool random_data, size_t b
   else
     cureduce_ref_fill(random_data ? CUREDUCE_OP_MIN : CUREDUCE_OP_SUM, type, host, block / element);
   for (size_t offset = 0; offset < bytes; offset += block)
-    check_cuda(b->cu->cuMemcpyHtoD(b->input + offset, host, offset + block <= bytes ? block : bytes - offset),
+    cureduce_bench_check_cuda(b->cu->cuMemcpyHtoD(b->input + offset, host, offset + block <= bytes ? block : bytes - offset),
                "cuMemcpyHtoD");
   free(host);
 }
 
 /* Reads the result of one call back. */
 static cureduce_value run_once(bench *b, const call *c) {
-  check_cuda(b->cu->cuMemsetD8(b->output, 0xA5, 16), "cuMemsetD8");
+  cureduce_bench_check_cuda(b->cu->cuMemsetD8(b->output, 0xA5, 16), "cuMemsetD8");
   enqueue(b, c);
-  check_cuda(b->cu->cuStreamSynchronize(b->stream), "cuStreamSynchronize");
+  cureduce_bench_check_cuda(b->cu->cuStreamSynchronize(b->stream), "cuStreamSynchronize");
   cureduce_value v = {.index = -1};
-  check_cuda(b->cu->cuMemcpyDtoH(&v, b->output, cureduce_result_size(c->op, c->output)), "cuMemcpyDtoH");
+  cureduce_bench_check_cuda(b->cu->cuMemcpyDtoH(&v, b->output, cureduce_result_size(c->op, c->output)), "cuMemcpyDtoH");
   return v;
 }
 
@@ -332,7 +341,7 @@ static const char *verify(bench *b, const call *c, bool have_cub, bool random_da
   if (c->n <= (size_t)1 << 24 || c->op == CUREDUCE_OP_EXACT_SUM) { /* exact sums: every bit, at any n */
     size_t bytes = c->n * cureduce_dtype_size(c->input);
     void *host = malloc(bytes ? bytes : 1);
-    check_cuda(b->cu->cuMemcpyDtoH(host, b->data, bytes), "cuMemcpyDtoH");
+    cureduce_bench_check_cuda(b->cu->cuMemcpyDtoH(host, b->data, bytes), "cuMemcpyDtoH");
     cureduce_ref_result expected = cureduce_ref_expected(c->op, c->input, c->output, host, c->n);
     free(host);
     if (!cureduce_ref_matches(c->op, c->output, &got, &expected, why, sizeof why)) {
@@ -364,10 +373,10 @@ static void load_stream_kernel(bench *b) {
   if (cureduce_templates_get(&templates) != CUREDUCE_STATUS_OK ||
       cureduce_nvrtc_compile(cureduce_template_find(templates, "read_ceiling.cu"), "read_ceiling.cu",
                              b->context->info.arch, &binary) != CUREDUCE_STATUS_OK)
-    fail("compiling the read-ceiling kernel");
-  check_cuda(b->cu->cuModuleLoadData(&b->stream_module, binary.data), "cuModuleLoadData");
+    cureduce_bench_fail("compiling the read-ceiling kernel");
+  cureduce_bench_check_cuda(b->cu->cuModuleLoadData(&b->stream_module, binary.data), "cuModuleLoadData");
   free(binary.data);
-  check_cuda(b->cu->cuModuleGetFunction(&b->stream_kernel, b->stream_module, "cureduce_read_ceiling"),
+  cureduce_bench_check_cuda(b->cu->cuModuleGetFunction(&b->stream_kernel, b->stream_module, "cureduce_read_ceiling"),
              "cuModuleGetFunction");
 }
 
@@ -531,13 +540,13 @@ static double host_us(bench *b, const call *c) {
   enum { batches = 51, batch = 64 };
   double per_call[batches];
   for (int k = 0; k < batches; k++) {
-    check_cuda(b->cu->cuStreamSynchronize(b->stream), "cuStreamSynchronize");
+    cureduce_bench_check_cuda(b->cu->cuStreamSynchronize(b->stream), "cuStreamSynchronize");
     double start = seconds_now();
     for (int i = 0; i < batch; i++)
       enqueue(b, c);
     per_call[k] = (seconds_now() - start) * 1e6 / batch;
   }
-  check_cuda(b->cu->cuStreamSynchronize(b->stream), "cuStreamSynchronize");
+  cureduce_bench_check_cuda(b->cu->cuStreamSynchronize(b->stream), "cuStreamSynchronize");
   qsort(per_call, batches, sizeof per_call[0], compare_floats_double);
   return per_call[batches / 2];
 }
@@ -553,7 +562,7 @@ static void report_host_overhead(const options *o, bench *b) {
   cureduce_plancache_key key = {c.op, c.input, c.output, cureduce_size_bucket(n)};
   if (cureduce_plan_choice(b->context, &key, &plan) != CUREDUCE_STATUS_OK ||
       cureduce_workspace_slot(&b->context->workspace, b->stream, &slot) != CUREDUCE_STATUS_OK)
-    fail("planning the host-overhead run");
+    cureduce_bench_fail("planning the host-overhead run");
   /* The shortcut's kernel launched by hand, as cureduce_launch_single_pass would. */
   CUdeviceptr partials = slot + CUREDUCE_WORKSPACE_PARTIALS, ticket = slot + CUREDUCE_WORKSPACE_TICKET;
   unsigned long long count = n;
@@ -565,7 +574,7 @@ static void report_host_overhead(const options *o, bench *b) {
   bare.raw = &kernel;
   cureduce_value library = run_once(b, &c), by_hand = run_once(b, &bare);
   if (memcmp(&library.value, &by_hand.value, 4) != 0)
-    fail("the bare launch does not reproduce the library's result");
+    cureduce_bench_fail("the bare launch does not reproduce the library's result");
   double bare_us = host_us(b, &bare), checked_us = host_us(b, &c);
   bool saved = b->context->check_pointers;
   b->context->check_pointers = false;
@@ -672,6 +681,13 @@ static int run_ladder(const options *o, bench *b, bool have_cub) {
   return 0;
 }
 
+static int run_shapes(const options *o, bench *b, bool have_cub) {
+  cureduce_shapes_run run = {b->context, b->cu,       b->stream, b->start,  b->stop,       b->ceiling_gbps,
+                             o->reps,    have_cub,    o->format == FORMAT_CSV, o->ops, o->types, o->op_count,
+                             o->type_count, o->sizes, o->size_count};
+  return cureduce_bench_shapes(&run);
+}
+
 /* Device memory for the largest input of the run, the ladder's scratch and CUB's temp storage. */
 static void allocate(const options *o, bench *b, bool have_cub) {
   size_t largest = 0, scratch = 0;
@@ -694,19 +710,19 @@ static void allocate(const options *o, bench *b, bool have_cub) {
   b->input_bytes = b->used_bytes > ceiling_floor ? b->used_bytes : ceiling_floor;
   if (b->cu->cuMemAlloc(&b->input, b->input_bytes) != CUDA_SUCCESS) {
     b->input_bytes = b->used_bytes;
-    check_cuda(b->cu->cuMemAlloc(&b->input, b->input_bytes), "cuMemAlloc (input)");
+    cureduce_bench_check_cuda(b->cu->cuMemAlloc(&b->input, b->input_bytes), "cuMemAlloc (input)");
   }
   b->data = b->input + o->offset;
   if (o->flush_l2) {
     int l2 = 0;
-    check_cuda(b->cu->cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, b->context->device),
+    cureduce_bench_check_cuda(b->cu->cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, b->context->device),
                "cuDeviceGetAttribute");
     b->flush_bytes = 2 * (size_t)l2;
-    check_cuda(b->cu->cuMemAlloc(&b->flush, b->flush_bytes), "cuMemAlloc (L2 flush)");
+    cureduce_bench_check_cuda(b->cu->cuMemAlloc(&b->flush, b->flush_bytes), "cuMemAlloc (L2 flush)");
   }
-  check_cuda(b->cu->cuMemAlloc(&b->output, 16), "cuMemAlloc (output)");
+  cureduce_bench_check_cuda(b->cu->cuMemAlloc(&b->output, 16), "cuMemAlloc (output)");
   if (scratch)
-    check_cuda(b->cu->cuMemAlloc(&b->scratch, scratch), "cuMemAlloc (ladder scratch)");
+    cureduce_bench_check_cuda(b->cu->cuMemAlloc(&b->scratch, scratch), "cuMemAlloc (ladder scratch)");
 #ifdef CUREDUCE_HAVE_CUB
   if (have_cub) {
     size_t most = 0;
@@ -717,7 +733,7 @@ static void allocate(const options *o, bench *b, bool have_cub) {
         most = bytes > most ? bytes : most;
       }
     b->cub_temp_bytes = most;
-    check_cuda(b->cu->cuMemAlloc(&b->cub_temp, most ? most : 16), "cuMemAlloc (CUB temp)");
+    cureduce_bench_check_cuda(b->cu->cuMemAlloc(&b->cub_temp, most ? most : 16), "cuMemAlloc (CUB temp)");
   }
 #endif
   (void)have_cub;
@@ -738,10 +754,10 @@ int main(int argc, char **argv) {
     return status == CUREDUCE_STATUS_NO_DRIVER || status == CUREDUCE_STATUS_NO_DEVICE ? 77 : 1;
   }
   cureduce_driver_get(&b.cu);
-  check_cuda(b.cu->cuCtxPushCurrent(b.context->primary), "cuCtxPushCurrent");
-  check_cuda(b.cu->cuStreamCreate(&b.stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-  check_cuda(b.cu->cuEventCreate(&b.start, CU_EVENT_DEFAULT), "cuEventCreate");
-  check_cuda(b.cu->cuEventCreate(&b.stop, CU_EVENT_DEFAULT), "cuEventCreate");
+  cureduce_bench_check_cuda(b.cu->cuCtxPushCurrent(b.context->primary), "cuCtxPushCurrent");
+  cureduce_bench_check_cuda(b.cu->cuStreamCreate(&b.stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  cureduce_bench_check_cuda(b.cu->cuEventCreate(&b.start, CU_EVENT_DEFAULT), "cuEventCreate");
+  cureduce_bench_check_cuda(b.cu->cuEventCreate(&b.stop, CU_EVENT_DEFAULT), "cuEventCreate");
 #ifdef CUREDUCE_HAVE_CUB
   bool have_cub = true;
 #else
@@ -753,7 +769,7 @@ int main(int argc, char **argv) {
   load_stream_kernel(&b);
   b.ceiling_gbps = measure_ceiling(&b, 50);
   print_header(&o, &b);
-  int code = o.ladder ? run_ladder(&o, &b, have_cub) : run_comparison(&o, &b, have_cub);
+  int code = o.ladder ? run_ladder(&o, &b, have_cub) : o.shapes ? run_shapes(&o, &b, have_cub) : run_comparison(&o, &b, have_cub);
   cureduce_release_stream(b.context, b.stream);
   b.cu->cuStreamDestroy(b.stream);
   CUcontext popped;

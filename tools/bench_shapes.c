@@ -1,0 +1,358 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_shapes.h"
+#include "bench_support.h"
+#include "dtype.h"
+#include "problem.h"
+#include "reference.h"
+#ifdef CUREDUCE_HAVE_CUB
+#include "cub_baseline.h"
+#endif
+
+/* One shape of the table: rows or columns of a dense matrix, or ragged segments. */
+typedef struct shape_case {
+  cureduce_problem problem;
+  size_t read_bytes, write_bytes;
+} shape_case;
+
+/* What the run shares: the device buffers and the host copy of the data. */
+typedef struct shapes_state {
+  const cureduce_shapes_run *run;
+  CUdeviceptr input, output, workspace, offsets, cub_temp;
+  size_t input_bytes, output_bytes, workspace_bytes, cub_temp_bytes;
+  unsigned char *host;     /* the input as uploaded */
+  int64_t *begin, *end;    /* the ragged segments' offsets, on the host */
+  uint64_t segments;
+  double copy_gbps;        /* device-to-device copy, read and write bytes counted */
+  int failures;
+} shapes_state;
+
+
+/* ---- timing ------------------------------------------------------------------------------------ */
+
+typedef void (*enqueue_fn)(shapes_state *s, const void *what);
+
+static int compare_float(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+/* One event-timed call, in milliseconds. */
+static float time_one(shapes_state *s, enqueue_fn enqueue, const void *what) {
+  const cureduce_shapes_run *r = s->run;
+  cureduce_bench_check_cuda(r->cu->cuEventRecord(r->start, r->stream), "cuEventRecord");
+  enqueue(s, what);
+  cureduce_bench_check_cuda(r->cu->cuEventRecord(r->stop, r->stream), "cuEventRecord");
+  cureduce_bench_check_cuda(r->cu->cuEventSynchronize(r->stop), "cuEventSynchronize");
+  float ms;
+  cureduce_bench_check_cuda(r->cu->cuEventElapsedTime(&ms, r->start, r->stop), "cuEventElapsedTime");
+  return ms;
+}
+
+/* The median of single event-timed calls and the mean of calls back to back, in microseconds;
+ * three of each for a call over 20 ms (CUB's segmented reduce of short rows takes 150 ms). */
+static void time_calls(shapes_state *s, enqueue_fn enqueue, const void *what, double *median_us, double *b2b_us) {
+  const cureduce_shapes_run *r = s->run;
+  int reps = time_one(s, enqueue, what) > 20.0f ? 3 : r->reps;
+  for (int i = 0; i < 2; i++)
+    enqueue(s, what);
+  float *times = malloc((size_t)reps * sizeof *times);
+  for (int i = 0; i < reps; i++)
+    times[i] = time_one(s, enqueue, what);
+  qsort(times, (size_t)reps, sizeof *times, compare_float);
+  *median_us = 1000.0 * times[reps / 2];
+  free(times);
+  cureduce_bench_check_cuda(r->cu->cuEventRecord(r->start, r->stream), "cuEventRecord");
+  for (int i = 0; i < reps; i++)
+    enqueue(s, what);
+  cureduce_bench_check_cuda(r->cu->cuEventRecord(r->stop, r->stream), "cuEventRecord");
+  cureduce_bench_check_cuda(r->cu->cuEventSynchronize(r->stop), "cuEventSynchronize");
+  float ms;
+  cureduce_bench_check_cuda(r->cu->cuEventElapsedTime(&ms, r->start, r->stop), "cuEventElapsedTime");
+  *b2b_us = 1000.0 * ms / reps;
+}
+
+static void enqueue_copy(shapes_state *s, const void *what) {
+  size_t half = *(const size_t *)what;
+  cureduce_bench_check_cuda(s->run->cu->cuMemcpyDtoDAsync(s->input + half, s->input, half, s->run->stream), "cuMemcpyDtoDAsync");
+}
+
+/* The copy ceiling: half the input buffer copied onto the other half, back to back. */
+static double measure_copy(shapes_state *s) {
+  size_t half = s->input_bytes / 2 & ~(size_t)255;
+  double median, b2b;
+  time_calls(s, enqueue_copy, &half, &median, &b2b);
+  return 2.0 * (double)half / (b2b * 1e3);
+}
+
+/* A plan, and whether it runs in the stream's slot (its workspace fits one, as the default calls
+ * do) or in the bench's workspace. */
+typedef struct plan_call {
+  cureduce_plan *plan;
+  const shape_case *shape;
+  bool in_slot;
+} plan_call;
+
+static void enqueue_plan(shapes_state *s, const void *what) {
+  const plan_call *c = what;
+  void *in = (void *)(uintptr_t)s->input, *out = (void *)(uintptr_t)s->output;
+  void *workspace = c->in_slot ? NULL : (void *)(uintptr_t)s->workspace;
+  cureduce_status status =
+      c->shape->problem.layout == CUREDUCE_LAYOUT_SEGMENTS
+          ? cureduce_plan_execute_segments(c->plan, in, (const int64_t *)(uintptr_t)s->offsets,
+                                           (const int64_t *)(uintptr_t)(s->offsets + 8 * s->segments), out, workspace,
+                                           s->workspace_bytes, s->run->stream)
+          : cureduce_plan_execute(c->plan, in, out, workspace, s->workspace_bytes, s->run->stream);
+  if (status != CUREDUCE_STATUS_OK)
+    cureduce_bench_fail("cureduce_plan_execute");
+}
+
+#ifdef CUREDUCE_HAVE_CUB
+static void enqueue_cub(shapes_state *s, const void *what) {
+  const cureduce_problem *p = &((const shape_case *)what)->problem;
+  bool segments = p->layout == CUREDUCE_LAYOUT_SEGMENTS;
+  if (cureduce_cub_segmented_sum(p->input_type, (const void *)(uintptr_t)s->input, p->rows, p->cols,
+                                 p->leading_dimension, segments ? (const int64_t *)(uintptr_t)s->offsets : NULL,
+                                 segments ? (const int64_t *)(uintptr_t)(s->offsets + 8 * s->segments) : NULL,
+                                 (void *)(uintptr_t)s->output, (void *)(uintptr_t)s->cub_temp, &s->cub_temp_bytes,
+                                 s->run->stream) != 0)
+    cureduce_bench_fail("CUB's segmented reduce");
+}
+#endif
+
+/* ---- checking ------------------------------------------------------------------------------------ */
+
+/* The elements of result i, from the host copy. */
+static size_t gather(const shapes_state *s, const cureduce_problem *p, uint64_t i, unsigned char *into) {
+  size_t element = cureduce_dtype_size(p->input_type);
+  if (p->layout == CUREDUCE_LAYOUT_COLUMNS) {
+    for (uint64_t r = 0; r < p->rows; r++)
+      memcpy(into + r * element, s->host + (r * p->leading_dimension + i) * element, element);
+    return p->rows;
+  }
+  uint64_t first = p->layout == CUREDUCE_LAYOUT_ROWS ? i * p->leading_dimension : (uint64_t)s->begin[i];
+  size_t length = p->layout == CUREDUCE_LAYOUT_ROWS ? p->cols : (size_t)(s->end[i] - s->begin[i]);
+  memcpy(into, s->host + first * element, length * element);
+  return length;
+}
+
+/* Runs the plan once and compares every result with the host reference (the data are the exact
+ * grid: sums are exact, so every bit must match; an empty segment gives the identity). */
+static bool results_match(shapes_state *s, const plan_call *c) {
+  const cureduce_problem *p = &c->shape->problem;
+  uint64_t results = cureduce_problem_results(p);
+  size_t result_bytes = cureduce_result_bytes(p->op, p->output_type);
+  cureduce_bench_check_cuda(s->run->cu->cuMemsetD8(s->output, 0xA5, results * result_bytes), "cuMemsetD8");
+  enqueue_plan(s, c);
+  unsigned char *got = malloc(results * result_bytes);
+  uint64_t longest = p->layout == CUREDUCE_LAYOUT_COLUMNS ? p->rows : p->layout == CUREDUCE_LAYOUT_ROWS ? p->cols : 0;
+  for (uint64_t i = 0; p->layout == CUREDUCE_LAYOUT_SEGMENTS && i < p->rows; i++)
+    longest = (uint64_t)(s->end[i] - s->begin[i]) > longest ? (uint64_t)(s->end[i] - s->begin[i]) : longest;
+  unsigned char *gathered = malloc(longest * cureduce_dtype_size(p->input_type) + 16);
+  cureduce_bench_check_cuda(s->run->cu->cuStreamSynchronize(s->run->stream), "cuStreamSynchronize");
+  cureduce_bench_check_cuda(s->run->cu->cuMemcpyDtoH(got, s->output, results * result_bytes), "cuMemcpyDtoH");
+  bool ok = true;
+  for (uint64_t i = 0; ok && i < results; i++) {
+    size_t length = gather(s, p, i, gathered);
+    cureduce_ref_result want = cureduce_ref_expected(p->op, p->input_type, p->output_type, gathered, length);
+    cureduce_value value = {.index = -1};
+    memcpy(&value, got + i * result_bytes, result_bytes);
+    char why[256];
+    if (length && !cureduce_ref_matches(p->op, p->output_type, &value, &want, why, sizeof why)) {
+      fprintf(stderr, "cureduce-bench: WRONG RESULT %llu of the shape: %s\n", (unsigned long long)i, why);
+      ok = false;
+    }
+  }
+  free(got);
+  free(gathered);
+  return ok;
+}
+
+/* ---- the table ----------------------------------------------------------------------------------- */
+
+static const char *layout_name(cureduce_layout layout) {
+  return layout == CUREDUCE_LAYOUT_ROWS ? "rows" : layout == CUREDUCE_LAYOUT_COLUMNS ? "columns" : "segments";
+}
+
+static void print_header(const shapes_state *s) {
+  const cureduce_shapes_run *r = s->run;
+  printf("# shapes: effective bytes = input read + results written; ceiling time = max(read / read ceiling, "
+         "(read + written) / copy ceiling); read ceiling %.0f GB/s, copy ceiling %.0f GB/s (read + write counted), "
+         "both this run; us = median of %d single calls, b2b = mean back to back\n",
+         r->read_gbps, s->copy_gbps, r->reps);
+  if (r->csv)
+    printf("layout,op,type,total,rows,cols,us,b2b_us,effective_gbps,pct_ceiling,cub_us,cub_b2b_us,cub_over_cureduce,spec\n");
+  else
+    printf("%-8s %-6s %-5s %6s %10s %10s %9s %9s %8s %6s %9s %9s %7s  %s\n", "layout", "op", "type", "total", "rows",
+           "cols", "us", "b2b us", "eff GB/s", "%ceil", "CUB us", "CUB b2b", "CUB/cr", "spec");
+}
+
+static void print_case(const shapes_state *s, const shape_case *c, double us, double b2b, double cub_us,
+                       double cub_b2b, const char *spec) {
+  const cureduce_problem *p = &c->problem;
+  double bytes = (double)(c->read_bytes + c->write_bytes);
+  double ceiling_us = fmax((double)c->read_bytes / (s->run->read_gbps * 1e3), bytes / (s->copy_gbps * 1e3));
+  double total = p->layout == CUREDUCE_LAYOUT_SEGMENTS ? (double)c->read_bytes / cureduce_dtype_size(p->input_type)
+                                                       : (double)p->rows * (double)p->cols;
+  char exponent[16], cub[32], cub2[32], ratio[16];
+  snprintf(exponent, sizeof exponent, "2^%d", (int)lround(log2(total)));
+  snprintf(cub, sizeof cub, cub_us > 0 ? "%.2f" : "-", cub_us);
+  snprintf(cub2, sizeof cub2, cub_b2b > 0 ? "%.2f" : "-", cub_b2b);
+  snprintf(ratio, sizeof ratio, cub_us > 0 ? "%.2f" : "-", cub_us / us);
+  const char *op = cureduce_op_name(p->op), *type = cureduce_dtype_name(p->input_type);
+  if (s->run->csv)
+    printf("%s,%s,%s,%.0f,%llu,%llu,%.2f,%.2f,%.1f,%.1f,%s,%s,%s,%s\n", layout_name(p->layout), op, type, total,
+           (unsigned long long)p->rows, (unsigned long long)p->cols, us, b2b, bytes / (b2b * 1e3),
+           100 * ceiling_us / b2b, cub, cub2, ratio, spec);
+  else
+    printf("%-8s %-6s %-5s %6s %10llu %10llu %9.2f %9.2f %8.0f %6.1f %9s %9s %7s  %s\n", layout_name(p->layout), op,
+           type, exponent, (unsigned long long)p->rows, (unsigned long long)p->cols, us, b2b, bytes / (b2b * 1e3),
+           100 * ceiling_us / b2b, cub, cub2, ratio, spec);
+  fflush(stdout);
+}
+
+/* Checks, times and prints one shape against CUB. */
+static void run_case(shapes_state *s, const shape_case *c) {
+  plan_call call = {NULL, c, false};
+  if (cureduce_plan_create(&call.plan, s->run->context, &c->problem, NULL) != CUREDUCE_STATUS_OK)
+    cureduce_bench_fail("cureduce_plan_create");
+  cureduce_plan_info info;
+  cureduce_plan_describe(call.plan, &info);
+  if (info.workspace_bytes > s->workspace_bytes)
+    cureduce_bench_fail("a plan's workspace is larger than the bench's");
+  call.in_slot = info.workspace_bytes <= CUREDUCE_SLOT_BYTES;
+  if (!results_match(s, &call))
+    s->failures++;
+  double us, b2b, cub_us = 0, cub_b2b = 0;
+  time_calls(s, enqueue_plan, &call, &us, &b2b);
+#ifdef CUREDUCE_HAVE_CUB
+  if (s->run->have_cub && c->problem.op == CUREDUCE_OP_SUM)
+    time_calls(s, enqueue_cub, c, &cub_us, &cub_b2b);
+#endif
+  print_case(s, c, us, b2b, cub_us, cub_b2b, info.spec);
+  cureduce_plan_destroy(call.plan);
+}
+
+static shape_case matrix_case(cureduce_layout layout, cureduce_op op, cureduce_dtype type, uint64_t rows,
+                              uint64_t cols) {
+  shape_case c;
+  cureduce_dtype accumulator;
+  cureduce_accumulator_type(op, type, &accumulator);
+  cureduce_dtype output = op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_PROD ? accumulator : type;
+  cureduce_problem_init_matrix(&c.problem, layout, op, type, output, rows, cols, cols);
+  c.read_bytes = rows * cols * cureduce_dtype_size(type);
+  c.write_bytes = cureduce_problem_results(&c.problem) * cureduce_result_bytes(op, output);
+  return c;
+}
+
+/* Heavy-tailed segment lengths totalling `total` elements, one after another: a tenth empty, the
+ * rest Pareto with shape 1.5 and mean about 4096, at most 2^22. */
+static uint64_t draw_ragged(shapes_state *s, size_t total) {
+  uint64_t count = 0, at = 0, capacity = total / 64 + 16;
+  s->begin = realloc(s->begin, capacity * 8), s->end = realloc(s->end, capacity * 8);
+  while (at < total && count < capacity) {
+    double u = 1.0 - cureduce_ref_random_unit();
+    uint64_t length = cureduce_ref_random_range(0, 9) == 0 ? 0 : (uint64_t)(1365.0 / pow(u, 1.0 / 1.5));
+    length = length > ((uint64_t)1 << 22) ? (uint64_t)1 << 22 : length;
+    length = length > total - at ? total - at : length;
+    s->begin[count] = (int64_t)at, s->end[count] = (int64_t)(at + length);
+    at += length, count++;
+  }
+  return count;
+}
+
+static void run_segments(shapes_state *s, cureduce_op op, cureduce_dtype type, size_t total) {
+  s->segments = draw_ragged(s, total);
+  cureduce_bench_check_cuda(s->run->cu->cuMemcpyHtoD(s->offsets, s->begin, 8 * s->segments), "cuMemcpyHtoD");
+  cureduce_bench_check_cuda(s->run->cu->cuMemcpyHtoD(s->offsets + 8 * s->segments, s->end, 8 * s->segments), "cuMemcpyHtoD");
+  shape_case c = matrix_case(CUREDUCE_LAYOUT_ROWS, op, type, 1, total);
+  cureduce_problem_init_segments(&c.problem, op, type, c.problem.output_type, s->segments);
+  c.write_bytes = s->segments * cureduce_result_bytes(op, c.problem.output_type);
+  run_case(s, &c);
+}
+
+/* Every rows and columns shape of `total` elements (cols = 2^1 ... total), then ragged segments. */
+static void run_totals(shapes_state *s, cureduce_op op, cureduce_dtype type, size_t total) {
+  for (int layout = CUREDUCE_LAYOUT_ROWS; layout <= CUREDUCE_LAYOUT_COLUMNS; layout++)
+    for (size_t cols = 2; cols <= total; cols *= 2) {
+      shape_case c = matrix_case((cureduce_layout)layout, op, type, total / cols, cols);
+      run_case(s, &c);
+    }
+  run_segments(s, op, type, total);
+}
+
+/* ---- buffers -------------------------------------------------------------------------------------- */
+
+static void fill(shapes_state *s, cureduce_dtype type, size_t elements) {
+  cureduce_ref_fill(CUREDUCE_OP_SUM, type, s->host, elements);
+  cureduce_bench_check_cuda(s->run->cu->cuMemcpyHtoD(s->input, s->host, elements * cureduce_dtype_size(type)), "cuMemcpyHtoD");
+}
+
+static void allocate(shapes_state *s) {
+  const cureduce_shapes_run *r = s->run;
+  size_t largest = 0, widest = 1;
+  for (int t = 0; t < r->total_count; t++)
+    largest = r->totals[t] > largest ? r->totals[t] : largest;
+  for (int t = 0; t < r->type_count; t++)
+    widest = cureduce_dtype_size((cureduce_dtype)r->types[t]) > widest ? cureduce_dtype_size((cureduce_dtype)r->types[t])
+                                                                       : widest;
+  s->input_bytes = largest * widest > ((size_t)1 << 31) ? largest * widest : (size_t)1 << 31; /* the copy ceiling's */
+  s->output_bytes = largest / 2 * 16;
+  s->workspace_bytes = (size_t)64 << 20;
+  s->host = malloc(largest * widest);
+  if (!s->host)
+    cureduce_bench_fail("no host memory for the data");
+  cureduce_bench_check_cuda(r->cu->cuMemAlloc(&s->input, s->input_bytes), "cuMemAlloc (input)");
+  cureduce_bench_check_cuda(r->cu->cuMemAlloc(&s->output, s->output_bytes), "cuMemAlloc (results)");
+  cureduce_bench_check_cuda(r->cu->cuMemAlloc(&s->workspace, s->workspace_bytes), "cuMemAlloc (workspace)");
+  cureduce_bench_check_cuda(r->cu->cuMemAlloc(&s->offsets, 2 * 8 * (largest / 64 + 16)), "cuMemAlloc (offsets)");
+#ifdef CUREDUCE_HAVE_CUB
+  if (r->have_cub) {
+    size_t most = 0, bytes;
+    for (int t = 0; t < r->type_count; t++)
+      for (size_t cols = 1; cols <= largest; cols *= 2) {
+        bytes = 0;
+        cureduce_cub_segmented_sum((cureduce_dtype)r->types[t], NULL, largest / cols, cols, cols, NULL, NULL, NULL,
+                                   NULL, &bytes, NULL);
+        most = bytes > most ? bytes : most;
+      }
+    s->cub_temp_bytes = most + ((size_t)16 << 20); /* the ragged case's, which the offsets decide, is far below */
+    cureduce_bench_check_cuda(r->cu->cuMemAlloc(&s->cub_temp, s->cub_temp_bytes), "cuMemAlloc (CUB temp)");
+  }
+#endif
+}
+
+static void release(shapes_state *s) {
+  const cureduce_driver *cu = s->run->cu;
+  CUdeviceptr buffers[] = {s->input, s->output, s->workspace, s->offsets, s->cub_temp};
+  for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
+    if (buffers[i])
+      cu->cuMemFree(buffers[i]);
+  free(s->host);
+  free(s->begin);
+  free(s->end);
+}
+
+int cureduce_bench_shapes(const cureduce_shapes_run *run) {
+  shapes_state s = {.run = run};
+  allocate(&s);
+  s.copy_gbps = measure_copy(&s);
+  print_header(&s);
+  for (int t = 0; t < run->type_count; t++) {
+    cureduce_dtype type = (cureduce_dtype)run->types[t];
+    size_t largest = 0;
+    for (int n = 0; n < run->total_count; n++)
+      largest = run->totals[n] > largest ? run->totals[n] : largest;
+    fill(&s, type, largest);
+    for (int o = 0; o < run->op_count; o++)
+      for (int n = 0; n < run->total_count; n++)
+        run_totals(&s, (cureduce_op)run->ops[o], type, run->totals[n]);
+  }
+  release(&s);
+  if (s.failures)
+    fprintf(stderr, "cureduce-bench: %d shapes gave wrong results\n", s.failures);
+  return s.failures ? 1 : 0;
+}

@@ -1,0 +1,28 @@
+/* cureduce-bench --shapes: rows, columns and ragged segments against CUB's segmented reduce, each
+ * shape's effective bandwidth (input read + results written) against its ceiling measured in the
+ * same run. */
+#ifndef CUREDUCE_BENCH_SHAPES_H
+#define CUREDUCE_BENCH_SHAPES_H
+
+#include <stdbool.h>
+
+#include "context.h"
+
+typedef struct cureduce_shapes_run {
+  cureduce_context *context;
+  const cureduce_driver *cu;
+  CUstream stream;
+  CUevent start, stop;
+  double read_gbps; /* the read ceiling, measured by the caller in this run */
+  int reps;
+  bool have_cub, csv;
+  const int *ops, *types;
+  int op_count, type_count;
+  const size_t *totals; /* elements of each shape */
+  int total_count;
+} cureduce_shapes_run;
+
+/* Prints the table; 0 when every shape's results matched the host reference. */
+int cureduce_bench_shapes(const cureduce_shapes_run *run);
+
+#endif
