@@ -313,8 +313,9 @@ CUREDUCE_API cureduce_status cureduce_plan_create(cureduce_plan **plan, cureduce
 /* NULL is a no-op. Executions still queued must have finished. */
 CUREDUCE_API void cureduce_plan_destroy(cureduce_plan *plan);
 
-/* Device memory an execution needs when the caller provides it: *bytes (0 when the plan's grid is
- * one block) at an address aligned to *alignment. */
+/* Device memory an execution needs when the caller provides it: *bytes (0 when it needs none: a
+ * grid of one block, a shaped plan whose blocks each write their own results) at an address
+ * aligned to *alignment. */
 CUREDUCE_API cureduce_status cureduce_plan_workspace_size(const cureduce_plan *plan, size_t *bytes,
                                                           size_t *alignment);
 
