@@ -99,29 +99,32 @@ cureduce_status cureduce_plan_refuse_capture(const cureduce_context *context, CU
   return CUREDUCE_STATUS_OK;
 }
 
-/* The workspace of a multi-block launch, armed on the stream: the caller's (its ticket, and an
- * exact sum's words, zeroed on the stream first: any content will do), or the stream's slot,
- * which every launch leaves so. */
-static cureduce_status arm_workspace(cureduce_context *context, const cureduce_launch *launch,
-                                     const cureduce_spec *spec, size_t needed, CUdeviceptr *workspace) {
-  if (launch->workspace) {
-    CUREDUCE_RETURN_ERROR_IF(launch->workspace_bytes < needed, INVALID_ARGUMENT,
-                             "workspace of %zu bytes given, %zu needed (cureduce_plan_workspace_size)",
-                             launch->workspace_bytes, needed);
-    CUREDUCE_RETURN_ERROR_IF(launch->workspace % CUREDUCE_WORKSPACE_ALIGNMENT != 0, MISALIGNED_POINTER,
-                             "workspace %p is not aligned to %d bytes", (void *)(uintptr_t)launch->workspace,
+/* A launch's workspace of `needed` bytes, armed on the stream: the caller's, whose bytes from
+ * armed_offset on (a ticket, an exact sum's words, a shaped launch's tickets) are zeroed on the
+ * stream first (any content will do), or the stream's slot, which every launch leaves armed. */
+static cureduce_status claim_workspace(cureduce_context *context, CUdeviceptr given, size_t given_bytes,
+                                       CUstream stream, size_t needed, size_t armed_offset, size_t armed_bytes,
+                                       CUdeviceptr *workspace) {
+  if (given) {
+    CUREDUCE_RETURN_ERROR_IF(given_bytes < needed, INVALID_ARGUMENT,
+                             "workspace of %zu bytes given, %zu needed (cureduce_plan_workspace_size)", given_bytes,
+                             needed);
+    CUREDUCE_RETURN_ERROR_IF(given % CUREDUCE_WORKSPACE_ALIGNMENT != 0, MISALIGNED_POINTER,
+                             "workspace %p is not aligned to %d bytes", (void *)(uintptr_t)given,
                              CUREDUCE_WORKSPACE_ALIGNMENT);
     if (context->check_pointers)
-      CUREDUCE_FORWARD_IF_ERROR(
-          cureduce_check_device_pointer(context, (const void *)(uintptr_t)launch->workspace, "workspace"));
-    CUREDUCE_CU(context->driver->cuMemsetD32Async(launch->workspace, 0, cureduce_workspace_armed_bytes(spec) / 4,
-                                                  launch->stream));
-    *workspace = launch->workspace;
+      CUREDUCE_FORWARD_IF_ERROR(cureduce_check_device_pointer(context, (const void *)(uintptr_t)given, "workspace"));
+    if (armed_bytes)
+      CUREDUCE_CU(context->driver->cuMemsetD32Async(given + armed_offset, 0, armed_bytes / 4, stream));
+    *workspace = given;
     return CUREDUCE_STATUS_OK;
   }
-  CUREDUCE_FORWARD_IF_ERROR(
-      cureduce_plan_refuse_capture(context, launch->stream, "this reduction needs the library's workspace"));
-  return cureduce_workspace_slot(&context->workspace, launch->stream, workspace);
+  CUREDUCE_RETURN_ERROR_IF(needed > CUREDUCE_SLOT_BYTES, INVALID_ARGUMENT,
+                           "this plan needs %zu bytes of workspace, more than a stream's slot of %d: pass a "
+                           "workspace (cureduce_plan_workspace_size)",
+                           needed, CUREDUCE_SLOT_BYTES);
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_refuse_capture(context, stream, "this reduction needs the library's workspace"));
+  return cureduce_workspace_slot(&context->workspace, stream, workspace);
 }
 
 cureduce_status cureduce_plan_check_pointers(const cureduce_context *context, const cureduce_launch *launch) {
@@ -142,7 +145,9 @@ cureduce_status cureduce_plan_run(cureduce_context *context, const cureduce_choi
   if (grid > 1) {
     size_t needed = cureduce_single_pass_workspace_bytes(&choice->spec, grid);
     CUREDUCE_FORWARD_IF_ERROR(
-        explain_launch_failure(context, launch->stream, arm_workspace(context, launch, &choice->spec, needed, &workspace)));
+        explain_launch_failure(context, launch->stream,
+                               claim_workspace(context, launch->workspace, launch->workspace_bytes, launch->stream,
+                                               needed, 0, cureduce_workspace_armed_bytes(&choice->spec), &workspace)));
   }
   return explain_launch_failure(context, launch->stream,
                                 cureduce_launch_single_pass(context->driver, &choice->spec, choice->kernel, grid,
@@ -260,48 +265,30 @@ cureduce_status cureduce_plan_describe(const cureduce_plan *plan, cureduce_plan_
   return CUREDUCE_STATUS_OK;
 }
 
-/* The workspace of a shaped launch: the caller's, its tickets zeroed on the stream (any content
- * will do), or the stream's slot when the launch fits one. */
+/* The workspace of a shaped launch, if it needs one: its tickets armed as claim_workspace says,
+ * unless the launch zeroes them itself. */
 static cureduce_status shaped_workspace(const cureduce_plan *plan, CUdeviceptr given, size_t given_bytes,
                                         CUstream stream, CUdeviceptr *workspace) {
-  cureduce_context *context = plan->context;
   const cureduce_shape_launch *launch = &plan->shaped;
   *workspace = 0;
   if (!launch->workspace_bytes)
     return CUREDUCE_STATUS_OK;
-  if (given) {
-    CUREDUCE_RETURN_ERROR_IF(given_bytes < launch->workspace_bytes, INVALID_ARGUMENT,
-                             "workspace of %zu bytes given, %zu needed (cureduce_plan_workspace_size)", given_bytes,
-                             launch->workspace_bytes);
-    CUREDUCE_RETURN_ERROR_IF(given % CUREDUCE_WORKSPACE_ALIGNMENT != 0, MISALIGNED_POINTER,
-                             "workspace %p is not aligned to %d bytes", (void *)(uintptr_t)given,
-                             CUREDUCE_WORKSPACE_ALIGNMENT);
-    if (context->check_pointers)
-      CUREDUCE_FORWARD_IF_ERROR(cureduce_check_device_pointer(context, (const void *)(uintptr_t)given, "workspace"));
-    if (!launch->arm_tickets)
-      CUREDUCE_CU(context->driver->cuMemsetD32Async(given + launch->ticket_offset, 0, launch->ticket_bytes / 4, stream));
-    *workspace = given;
-    return CUREDUCE_STATUS_OK;
-  }
-  CUREDUCE_RETURN_ERROR_IF(launch->workspace_bytes > CUREDUCE_SLOT_BYTES, INVALID_ARGUMENT,
-                           "this plan needs %zu bytes of workspace, more than a stream's slot of %d: pass a "
-                           "workspace (cureduce_plan_workspace_size)",
-                           launch->workspace_bytes, CUREDUCE_SLOT_BYTES);
-  CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_refuse_capture(context, stream, "this reduction needs the library's workspace"));
-  return cureduce_workspace_slot(&context->workspace, stream, workspace);
+  return claim_workspace(plan->context, given, given_bytes, stream, launch->workspace_bytes, launch->ticket_offset,
+                         launch->arm_tickets ? 0 : launch->ticket_bytes, workspace);
 }
 
-/* Device checks of a shaped call's memory (settings.check_pointers). */
-static cureduce_status check_shaped_memory(const cureduce_context *context, const void *input, const void *output,
+/* Device checks of a shaped call's memory (settings.check_pointers): the input where the call
+ * reads any, the output, and the offsets. */
+static cureduce_status check_shaped_memory(const cureduce_plan *plan, const void *input, const void *output,
                                            const int64_t *begin, const int64_t *end) {
-  if (!context->check_pointers)
+  const cureduce_problem *problem = &plan->problem;
+  bool reads = problem->layout == CUREDUCE_LAYOUT_SEGMENTS || cureduce_problem_extent(problem) > 0;
+  cureduce_launch memory = {.input = (CUdeviceptr)(uintptr_t)input, .n = reads, .output = (CUdeviceptr)(uintptr_t)output};
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_check_pointers(plan->context, &memory));
+  if (!plan->context->check_pointers || problem->layout != CUREDUCE_LAYOUT_SEGMENTS)
     return CUREDUCE_STATUS_OK;
-  const void *memory[] = {input, output, begin, end};
-  static const char *const names[] = {"input", "output", "begin_offsets", "end_offsets"};
-  for (int i = 0; i < 4; i++)
-    if (memory[i])
-      CUREDUCE_FORWARD_IF_ERROR(cureduce_check_device_pointer(context, memory[i], names[i]));
-  return CUREDUCE_STATUS_OK;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_device_pointer(plan->context, begin, "begin_offsets"));
+  return cureduce_check_device_pointer(plan->context, end, "end_offsets");
 }
 
 static cureduce_status run_shaped(const cureduce_plan *plan, const void *input, const int64_t *begin,
@@ -311,8 +298,7 @@ static cureduce_status run_shaped(const cureduce_plan *plan, const void *input, 
   if (cureduce_problem_results(problem) == 0)
     return CUREDUCE_STATUS_OK;
   cureduce_context *context = plan->context;
-  CUREDUCE_FORWARD_IF_ERROR(check_shaped_memory(context, cureduce_problem_extent(problem) || begin ? input : NULL,
-                                                output, begin, end));
+  CUREDUCE_FORWARD_IF_ERROR(check_shaped_memory(plan, input, output, begin, end));
   CUdeviceptr armed;
   CUREDUCE_FORWARD_IF_ERROR(explain_launch_failure(
       context, stream, shaped_workspace(plan, (CUdeviceptr)(uintptr_t)workspace, workspace_bytes, stream, &armed)));

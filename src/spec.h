@@ -91,7 +91,7 @@ typedef struct cureduce_spec {
 } cureduce_spec;
 
 /* The longest row length a row_groups kernel may have compiled in: rows of at most this many bytes
- * (shape.c), so at most 256 such kernels exist for one (operation, types). */
+ * (shape.c), so at most 256 / element size compiled lengths exist for one (operation, types). */
 #define CUREDUCE_COMPILED_ROW_BYTES_MAX 256
 
 /* Longest text form, with its terminating NUL. */
