@@ -33,49 +33,25 @@ typedef struct shapes_state {
 
 /* ---- timing ------------------------------------------------------------------------------------ */
 
-typedef void (*enqueue_fn)(shapes_state *s, const void *what);
-
-static int compare_float(const void *a, const void *b) {
-  float x = *(const float *)a, y = *(const float *)b;
-  return (x > y) - (x < y);
-}
-
-/* One event-timed call, in milliseconds. */
-static float time_one(shapes_state *s, enqueue_fn enqueue, const void *what) {
-  const cureduce_shapes_run *r = s->run;
-  cureduce_bench_check_cuda(r->cu->cuEventRecord(r->start, r->stream), "cuEventRecord");
-  enqueue(s, what);
-  cureduce_bench_check_cuda(r->cu->cuEventRecord(r->stop, r->stream), "cuEventRecord");
-  cureduce_bench_check_cuda(r->cu->cuEventSynchronize(r->stop), "cuEventSynchronize");
-  float ms;
-  cureduce_bench_check_cuda(r->cu->cuEventElapsedTime(&ms, r->start, r->stop), "cuEventElapsedTime");
-  return ms;
-}
-
 /* The median of single event-timed calls and the mean of calls back to back, in microseconds;
  * three of each for a call over 20 ms (CUB's segmented reduce of short rows takes 150 ms). */
-static void time_calls(shapes_state *s, enqueue_fn enqueue, const void *what, double *median_us, double *b2b_us) {
+static void time_calls(shapes_state *s, cureduce_bench_enqueue enqueue, const void *what, double *median_us,
+                       double *b2b_us) {
   const cureduce_shapes_run *r = s->run;
-  int reps = time_one(s, enqueue, what) > 20.0f ? 3 : r->reps;
+  cureduce_bench_timer timer = {r->cu, r->stream, r->start, r->stop};
+  int reps = cureduce_bench_elapsed_ms(&timer, enqueue, s, what, 1) > 20.0f ? 3 : r->reps;
   for (int i = 0; i < 2; i++)
     enqueue(s, what);
   float *times = malloc((size_t)reps * sizeof *times);
   for (int i = 0; i < reps; i++)
-    times[i] = time_one(s, enqueue, what);
-  qsort(times, (size_t)reps, sizeof *times, compare_float);
-  *median_us = 1000.0 * times[reps / 2];
+    times[i] = cureduce_bench_elapsed_ms(&timer, enqueue, s, what, 1);
+  *median_us = 1000.0 * cureduce_bench_median(times, reps);
   free(times);
-  cureduce_bench_check_cuda(r->cu->cuEventRecord(r->start, r->stream), "cuEventRecord");
-  for (int i = 0; i < reps; i++)
-    enqueue(s, what);
-  cureduce_bench_check_cuda(r->cu->cuEventRecord(r->stop, r->stream), "cuEventRecord");
-  cureduce_bench_check_cuda(r->cu->cuEventSynchronize(r->stop), "cuEventSynchronize");
-  float ms;
-  cureduce_bench_check_cuda(r->cu->cuEventElapsedTime(&ms, r->start, r->stop), "cuEventElapsedTime");
-  *b2b_us = 1000.0 * ms / reps;
+  *b2b_us = 1000.0 * cureduce_bench_elapsed_ms(&timer, enqueue, s, what, reps) / reps;
 }
 
-static void enqueue_copy(shapes_state *s, const void *what) {
+static void enqueue_copy(void *state, const void *what) {
+  shapes_state *s = state;
   size_t half = *(const size_t *)what;
   cureduce_bench_check_cuda(s->run->cu->cuMemcpyDtoDAsync(s->input + half, s->input, half, s->run->stream), "cuMemcpyDtoDAsync");
 }
@@ -96,7 +72,8 @@ typedef struct plan_call {
   bool in_slot;
 } plan_call;
 
-static void enqueue_plan(shapes_state *s, const void *what) {
+static void enqueue_plan(void *state, const void *what) {
+  shapes_state *s = state;
   const plan_call *c = what;
   void *in = (void *)(uintptr_t)s->input, *out = (void *)(uintptr_t)s->output;
   void *workspace = c->in_slot ? NULL : (void *)(uintptr_t)s->workspace;
@@ -111,7 +88,8 @@ static void enqueue_plan(shapes_state *s, const void *what) {
 }
 
 #ifdef CUREDUCE_HAVE_CUB
-static void enqueue_cub(shapes_state *s, const void *what) {
+static void enqueue_cub(void *state, const void *what) {
+  shapes_state *s = state;
   const cureduce_problem *p = &((const shape_case *)what)->problem;
   bool segments = p->layout == CUREDUCE_LAYOUT_SEGMENTS;
   if (cureduce_cub_segmented_sum(p->input_type, (const void *)(uintptr_t)s->input, p->rows, p->cols,

@@ -264,44 +264,32 @@ static void enqueue(bench *b, const call *c) {
     cureduce_bench_fail("reduction");
 }
 
-static int compare_floats(const void *a, const void *b) {
-  float x = *(const float *)a, y = *(const float *)b;
-  return (x > y) - (x < y);
-}
-
 static double gbps(size_t bytes, double us) { return us > 0 ? (double)bytes / (us * 1e-6) / 1e9 : 0; }
+
+static void enqueue_call(void *b, const void *c) { enqueue(b, c); }
+static cureduce_bench_timer timer_of(const bench *b) { return (cureduce_bench_timer){b->cu, b->stream, b->start, b->stop}; }
 
 /* Median of `reps` event-timed single calls, in microseconds, after a warm-up; with --l2 flushed,
  * each call after writing a buffer twice the L2's size, outside the timed region. */
 static double time_median(bench *b, const call *c, int reps) {
   for (int i = 0; i < 10; i++)
     enqueue(b, c);
+  cureduce_bench_timer timer = timer_of(b);
   float *times = malloc((size_t)reps * sizeof *times);
   for (int i = 0; i < reps; i++) {
     if (b->flush)
       cureduce_bench_check_cuda(b->cu->cuMemsetD32Async(b->flush, (unsigned)i, b->flush_bytes / 4, b->stream), "cuMemsetD32Async");
-    cureduce_bench_check_cuda(b->cu->cuEventRecord(b->start, b->stream), "cuEventRecord");
-    enqueue(b, c);
-    cureduce_bench_check_cuda(b->cu->cuEventRecord(b->stop, b->stream), "cuEventRecord");
-    cureduce_bench_check_cuda(b->cu->cuEventSynchronize(b->stop), "cuEventSynchronize");
-    cureduce_bench_check_cuda(b->cu->cuEventElapsedTime(&times[i], b->start, b->stop), "cuEventElapsedTime");
+    times[i] = cureduce_bench_elapsed_ms(&timer, enqueue_call, b, c, 1);
   }
-  qsort(times, (size_t)reps, sizeof *times, compare_floats);
-  double median = 1000.0 * times[reps / 2];
+  double median = 1000.0 * cureduce_bench_median(times, reps);
   free(times);
   return median;
 }
 
 /* Mean of `reps` calls enqueued back to back, in microseconds. */
 static double time_back_to_back(bench *b, const call *c, int reps) {
-  cureduce_bench_check_cuda(b->cu->cuEventRecord(b->start, b->stream), "cuEventRecord");
-  for (int i = 0; i < reps; i++)
-    enqueue(b, c);
-  cureduce_bench_check_cuda(b->cu->cuEventRecord(b->stop, b->stream), "cuEventRecord");
-  cureduce_bench_check_cuda(b->cu->cuEventSynchronize(b->stop), "cuEventSynchronize");
-  float ms;
-  cureduce_bench_check_cuda(b->cu->cuEventElapsedTime(&ms, b->start, b->stop), "cuEventElapsedTime");
-  return 1000.0 * ms / reps;
+  cureduce_bench_timer timer = timer_of(b);
+  return 1000.0 * cureduce_bench_elapsed_ms(&timer, enqueue_call, b, c, reps) / reps;
 }
 
 /* Random data of the type over the first `bytes` of the buffer: a 64 MiB random block, repeated.
