@@ -17,7 +17,8 @@
   X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)                        \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                        \
   X(cuMemAlloc) X(cuMemFree) X(cuMemsetD8) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD)              \
-  X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemsetD32Async) X(cuPointerGetAttributes) X(cuStreamIsCapturing)                                                         \
+  X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemsetD32Async) X(cuMemsetD8Async)                    \
+  X(cuPointerGetAttributes) X(cuStreamIsCapturing)                                                     \
   X(cuStreamGetCtx) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                       \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)       \
   X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuGraphInstantiateWithFlags) X(cuGraphLaunch)         \

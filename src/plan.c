@@ -8,6 +8,7 @@
 #include "plan.h"
 #include "pointers.h"
 #include "shape.h"
+#include "tune.h"
 
 /* ---- choosing a configuration ------------------------------------------------------------------ */
 
@@ -19,10 +20,9 @@ static cureduce_spec choose_spec(cureduce_context *context, const cureduce_planc
   *origin = CUREDUCE_PLAN_HEURISTIC;
   pthread_mutex_lock(&context->tuned_lock);
   *generation = atomic_load(&context->plans.generation);
-  const cureduce_tune_record *record = context->tuning == CUREDUCE_TUNING_OFF
-                                           ? NULL
-                                           : cureduce_tunedb_find(&context->tuned, key->op, key->input, key->output,
-                                                                  key->bucket);
+  cureduce_tune_record wanted = cureduce_tunedb_contiguous_key(key->op, key->input, key->output, key->bucket);
+  const cureduce_tune_record *record =
+      context->tuning == CUREDUCE_TUNING_OFF ? NULL : cureduce_tunedb_find(&context->tuned, &wanted);
   if (record) {
     spec = record->spec;
     *origin = CUREDUCE_PLAN_TUNED;
@@ -65,10 +65,18 @@ cureduce_status cureduce_plan_choice(cureduce_context *context, const cureduce_p
 
 bool cureduce_plan_is_tuned(cureduce_context *context, cureduce_op op, cureduce_dtype input, cureduce_dtype output,
                             size_t n) {
+  cureduce_tune_record wanted = cureduce_tunedb_contiguous_key(op, input, output, cureduce_size_bucket(n));
+  return cureduce_plan_tuned_record(context, &wanted, NULL);
+}
+
+bool cureduce_plan_tuned_record(cureduce_context *context, const cureduce_tune_record *key,
+                                cureduce_tune_record *record) {
   pthread_mutex_lock(&context->tuned_lock);
-  bool tuned = cureduce_tunedb_find(&context->tuned, op, input, output, cureduce_size_bucket(n)) != NULL;
+  const cureduce_tune_record *found = cureduce_tunedb_find(&context->tuned, key);
+  if (found && record)
+    *record = *found;
   pthread_mutex_unlock(&context->tuned_lock);
-  return tuned;
+  return found != NULL;
 }
 
 /* ---- running ------------------------------------------------------------------------------------ */
@@ -175,24 +183,50 @@ static cureduce_status pin_choice(cureduce_context *context, const cureduce_prob
   return CUREDUCE_STATUS_OK;
 }
 
-/* A shaped problem's choice: the pinned spec, which must fit the layout, or the heuristic's for
- * the shape (shapes are not tuned yet), and its launch. */
+/* A shaped spec made ready for the problem: its splits fitted to what the shape may use, its
+ * kernel loaded. */
+static cureduce_status load_shaped(cureduce_context *context, const cureduce_problem *problem, cureduce_spec spec,
+                                   cureduce_plan_origin origin, cureduce_shaped_choice *made) {
+  const cureduce_device_info *device = &context->info;
+  spec = cureduce_shape_fit_workspace(
+      spec, problem, device->sm_count,
+      cureduce_shape_workspace_limit(problem, device->sm_count, device->max_threads_per_sm));
+  cureduce_kernel kernel;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_kcache_get(&context->kernels, &spec, &kernel));
+  if (origin == CUREDUCE_PLAN_HEURISTIC)
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_fit_resident(context->driver, kernel.first, &spec));
+  made->choice = (cureduce_choice){spec, kernel.first, origin, NULL};
+  made->launch = cureduce_shape_geometry(&spec, problem, device->sm_count);
+  return CUREDUCE_STATUS_OK;
+}
+
+/* A shaped problem's choice: the pinned spec, which must fit the layout, else the tuned one for
+ * the problem's key where the policy allows and the database has one, else the heuristic's for
+ * the shape; and its launch. */
 static cureduce_status fill_shaped_plan(cureduce_plan *plan, const char *spec) {
   cureduce_context *context = plan->context;
   const cureduce_problem *problem = &plan->problem;
+  cureduce_shaped_choice made;
   if (spec) {
-    CUREDUCE_FORWARD_IF_ERROR(pin_choice(context, problem, spec, &plan->choice));
-    CUREDUCE_FORWARD_IF_ERROR(cureduce_shape_check_spec(&plan->choice.spec, problem));
+    CUREDUCE_FORWARD_IF_ERROR(pin_choice(context, problem, spec, &made.choice));
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_shape_check_spec(&made.choice.spec, problem));
+    made.launch = cureduce_shape_geometry(&made.choice.spec, problem, context->info.sm_count);
   } else {
-    cureduce_spec chosen = cureduce_shape_heuristic(problem, context->info.sm_count, context->info.max_threads_per_sm);
-    cureduce_kernel kernel;
-    CUREDUCE_FORWARD_IF_ERROR(cureduce_kcache_get(&context->kernels, &chosen, &kernel));
-    CUREDUCE_FORWARD_IF_ERROR(cureduce_fit_resident(context->driver, kernel.first, &chosen));
-    plan->choice = (cureduce_choice){chosen, kernel.first, CUREDUCE_PLAN_HEURISTIC, NULL};
+    cureduce_tune_record key = cureduce_tunedb_key(problem), record;
+    bool tuned = context->tuning != CUREDUCE_TUNING_OFF && cureduce_plan_tuned_record(context, &key, &record) &&
+                 cureduce_shape_check_spec(&record.spec, problem) == CUREDUCE_STATUS_OK;
+    cureduce_error_clear();
+    CUREDUCE_FORWARD_IF_ERROR(load_shaped(
+        context, problem,
+        tuned ? record.spec
+              : cureduce_shape_heuristic(problem, context->info.sm_count, context->info.max_threads_per_sm),
+        tuned ? CUREDUCE_PLAN_TUNED : CUREDUCE_PLAN_HEURISTIC, &made));
+    atomic_init(&plan->tune_pending, !tuned && context->tuning == CUREDUCE_TUNING_ON_FIRST_USE);
   }
-  plan->shaped = cureduce_shape_geometry(&plan->choice.spec, problem, context->info.sm_count);
-  plan->grid = plan->shaped.grid_x;
-  plan->workspace_bytes = plan->shaped.workspace_bytes;
+  plan->choice = made.choice;
+  plan->shaped = made.launch;
+  plan->grid = made.launch.grid_x;
+  plan->workspace_bytes = made.launch.workspace_bytes;
   return CUREDUCE_STATUS_OK;
 }
 
@@ -240,7 +274,11 @@ cureduce_status cureduce_plan_create(cureduce_plan **created, cureduce_context *
   return CUREDUCE_STATUS_OK;
 }
 
-void cureduce_plan_destroy(cureduce_plan *plan) { free(plan); }
+void cureduce_plan_destroy(cureduce_plan *plan) {
+  if (plan)
+    free(atomic_load(&plan->tuned));
+  free(plan);
+}
 
 cureduce_status cureduce_plan_workspace_size(const cureduce_plan *plan, size_t *bytes, size_t *alignment) {
   cureduce_error_clear();
@@ -250,31 +288,81 @@ cureduce_status cureduce_plan_workspace_size(const cureduce_plan *plan, size_t *
   return CUREDUCE_STATUS_OK;
 }
 
+/* The shaped choice an execution runs: the tuned one once tuning on first use published it. */
+static cureduce_shaped_choice current_shaped(const cureduce_plan *plan) {
+  cureduce_shaped_choice *tuned = atomic_load(&((cureduce_plan *)plan)->tuned);
+  return tuned ? *tuned : (cureduce_shaped_choice){plan->choice, plan->shaped};
+}
+
 cureduce_status cureduce_plan_describe(const cureduce_plan *plan, cureduce_plan_info *info) {
   cureduce_error_clear();
   CUREDUCE_RETURN_ERROR_IF(!plan || !info, NULL_POINTER, "plan and info must not be NULL");
   memset(info, 0, sizeof *info);
   _Static_assert(sizeof info->spec >= CUREDUCE_SPEC_TEXT_MAX, "room for any spec text");
-  cureduce_spec_format(&plan->choice.spec, info->spec);
-  info->origin = plan->choice.origin;
-  info->grid = plan->grid;
-  info->block = plan->choice.spec.block;
+  bool shaped = cureduce_problem_is_shaped(&plan->problem);
+  cureduce_shaped_choice now = shaped ? current_shaped(plan) : (cureduce_shaped_choice){plan->choice, plan->shaped};
+  cureduce_spec_format(&now.choice.spec, info->spec);
+  info->origin = now.choice.origin;
+  info->grid = shaped ? now.launch.grid_x : plan->grid;
+  info->block = now.choice.spec.block;
   info->workspace_bytes = plan->workspace_bytes;
   info->workspace_alignment = CUREDUCE_WORKSPACE_ALIGNMENT;
-  info->grid_y = cureduce_problem_is_shaped(&plan->problem) ? plan->shaped.grid_y : 1;
+  info->grid_y = shaped ? now.launch.grid_y : 1;
   return CUREDUCE_STATUS_OK;
 }
 
 /* The workspace of a shaped launch, if it needs one: its tickets armed as claim_workspace says,
  * unless the launch zeroes them itself. */
-static cureduce_status shaped_workspace(const cureduce_plan *plan, CUdeviceptr given, size_t given_bytes,
-                                        CUstream stream, CUdeviceptr *workspace) {
-  const cureduce_shape_launch *launch = &plan->shaped;
+static cureduce_status shaped_workspace(const cureduce_plan *plan, const cureduce_shape_launch *launch,
+                                        CUdeviceptr given, size_t given_bytes, CUstream stream,
+                                        CUdeviceptr *workspace) {
   *workspace = 0;
   if (!launch->workspace_bytes)
     return CUREDUCE_STATUS_OK;
   return claim_workspace(plan->context, given, given_bytes, stream, launch->workspace_bytes, launch->ticket_offset,
                          launch->arm_tickets ? 0 : launch->ticket_bytes, workspace);
+}
+
+/* CUREDUCE_TUNING_ON_FIRST_USE: the first execution of an untuned shaped plan outside a graph
+ * capture tunes its key on the call's own memory (or takes what another plan tuned meanwhile) and
+ * publishes the choice; a capture leaves the tuning to a later execution. The workspace is the
+ * call's (the caller's or the stream's slot), within the plan's own size. */
+static cureduce_status tune_shaped_on_first_use(const cureduce_plan *plan, cureduce_shape_memory *memory,
+                                                CUstream stream) {
+  cureduce_plan *mutable_plan = (cureduce_plan *)plan; /* its tuning state only (plan.h) */
+  cureduce_context *context = plan->context;
+  if (!atomic_load(&mutable_plan->tune_pending))
+    return CUREDUCE_STATUS_OK;
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUREDUCE_CU(context->driver->cuStreamIsCapturing(stream, &capture));
+  if (capture != CU_STREAM_CAPTURE_STATUS_NONE || !atomic_exchange(&mutable_plan->tune_pending, false))
+    return CUREDUCE_STATUS_OK;
+  cureduce_tune_record key = cureduce_tunedb_key(&plan->problem), record;
+  cureduce_status status = CUREDUCE_STATUS_OK;
+  if (!cureduce_plan_tuned_record(context, &key, &record)) {
+    if (plan->workspace_bytes) {
+      CUREDUCE_FORWARD_IF_ERROR(claim_workspace(context, memory->workspace, memory->workspace_bytes, stream,
+                                                plan->workspace_bytes, 0, 0, &memory->workspace));
+    }
+    memory->workspace_bytes = plan->workspace_bytes; /* what the candidates may use */
+    status = cureduce_tune_shape_in_place(context, &plan->problem, memory, stream, &record);
+  }
+  cureduce_shaped_choice *tuned = malloc(sizeof *tuned);
+  if (status == CUREDUCE_STATUS_OK && !tuned)
+    status = cureduce_fail(CUREDUCE_STATUS_OUT_OF_MEMORY, __FILE__, __LINE__, NULL, "no memory for a plan");
+  if (status == CUREDUCE_STATUS_OK)
+    status = load_shaped(context, &plan->problem, record.spec, CUREDUCE_PLAN_TUNED, tuned);
+  if (status == CUREDUCE_STATUS_OK && tuned->launch.workspace_bytes > plan->workspace_bytes)
+    status = cureduce_fail(CUREDUCE_STATUS_INVALID_SPEC, __FILE__, __LINE__, NULL,
+                           "the tuned configuration of this shape needs %zu bytes of workspace, the plan %zu",
+                           tuned->launch.workspace_bytes, plan->workspace_bytes);
+  if (status != CUREDUCE_STATUS_OK) {
+    free(tuned);
+    atomic_store(&mutable_plan->tune_pending, true); /* a later execution tries again */
+    return status;
+  }
+  atomic_store(&mutable_plan->tuned, tuned);
+  return CUREDUCE_STATUS_OK;
 }
 
 /* Device checks of a shaped call's memory (settings.check_pointers): the input where the call
@@ -299,15 +387,20 @@ static cureduce_status run_shaped(const cureduce_plan *plan, const void *input, 
     return CUREDUCE_STATUS_OK;
   cureduce_context *context = plan->context;
   CUREDUCE_FORWARD_IF_ERROR(check_shaped_memory(plan, input, output, begin, end));
+  cureduce_shape_memory memory = {(CUdeviceptr)(uintptr_t)input, (CUdeviceptr)(uintptr_t)output,
+                                  (CUdeviceptr)(uintptr_t)begin, (CUdeviceptr)(uintptr_t)end,
+                                  (CUdeviceptr)(uintptr_t)workspace, workspace_bytes};
+  CUREDUCE_FORWARD_IF_ERROR(explain_launch_failure(context, stream, tune_shaped_on_first_use(plan, &memory, stream)));
+  cureduce_shaped_choice now = current_shaped(plan);
   CUdeviceptr armed;
   CUREDUCE_FORWARD_IF_ERROR(explain_launch_failure(
-      context, stream, shaped_workspace(plan, (CUdeviceptr)(uintptr_t)workspace, workspace_bytes, stream, &armed)));
-  cureduce_shape_argument shape = {problem->rows, problem->cols, problem->leading_dimension,
-                                   (CUdeviceptr)(uintptr_t)begin, (CUdeviceptr)(uintptr_t)end};
+      context, stream,
+      shaped_workspace(plan, &now.launch, (CUdeviceptr)(uintptr_t)workspace, workspace_bytes, stream, &armed)));
+  cureduce_shape_argument shape = {problem->rows, problem->cols, problem->leading_dimension, memory.begin, memory.end};
   return explain_launch_failure(context, stream,
-                                cureduce_launch_shaped(context->driver, &plan->choice.spec, plan->choice.kernel,
-                                                       &plan->shaped, (CUdeviceptr)(uintptr_t)input, &shape,
-                                                       (CUdeviceptr)(uintptr_t)output, armed, stream));
+                                cureduce_launch_shaped(context->driver, &now.choice.spec, now.choice.kernel,
+                                                       &now.launch, memory.input, &shape, memory.output, armed,
+                                                       stream));
 }
 
 /* Runs a plan with the context current. */

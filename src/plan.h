@@ -10,6 +10,12 @@
 #include "problem.h"
 #include "shape.h"
 
+/* A shaped plan's configuration and its launch on the plan's shape. */
+typedef struct cureduce_shaped_choice {
+  cureduce_choice choice;
+  cureduce_shape_launch launch;
+} cureduce_shaped_choice;
+
 struct cureduce_plan {
   cureduce_context *context;
   cureduce_problem problem;
@@ -17,6 +23,12 @@ struct cureduce_plan {
   unsigned grid;
   size_t workspace_bytes;
   cureduce_shape_launch shaped; /* shaped problems: the launch (grid and workspace are its) */
+  /* CUREDUCE_TUNING_ON_FIRST_USE, a shaped plan made with the heuristic's choice: the first
+   * execution outside a graph capture claims the tuning (tune_pending) and publishes the tuned
+   * choice (tuned), which every later execution runs. It needs no more workspace than the plan
+   * said. Executions take the plan as const: these two are its only mutable state. */
+  atomic_bool tune_pending;
+  _Atomic(cureduce_shaped_choice *) tuned;
 };
 
 
@@ -32,6 +44,11 @@ cureduce_status cureduce_plan_make_choice(cureduce_context *context, const cured
 /* Whether the tuning database has a choice for the key (takes a lock: not for every call). */
 bool cureduce_plan_is_tuned(cureduce_context *context, cureduce_op op, cureduce_dtype input, cureduce_dtype output,
                             size_t n);
+
+/* Whether the context's tuning holds a record for the key (cureduce_tunedb_key), copied to
+ * *record when record is not NULL. Takes a lock: not for every call. */
+bool cureduce_plan_tuned_record(cureduce_context *context, const cureduce_tune_record *key,
+                                cureduce_tune_record *record);
 
 /* One execution of a choice. */
 typedef struct cureduce_launch {

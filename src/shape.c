@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "execute.h"
+#include "workspace.h"
 
 static size_t ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
@@ -54,16 +55,20 @@ static unsigned splits_for(size_t rows, size_t length, const cureduce_spec *spec
 /* Workspace of a slot that a shaped launch may fill: past the always-zero area (execute.h). */
 static const size_t slot_partials_bytes = CUREDUCE_WORKSPACE_MAX_BYTES - CUREDUCE_WORKSPACE_PARTIALS - 4096;
 
-static cureduce_spec rows_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
+/* Long rows: a block or several a row, as many as give the rows about a device of blocks within
+ * what a slot's partials hold. */
+static cureduce_spec row_blocks_spec(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
+  cureduce_spec spec = base_spec(problem, CUREDUCE_STRATEGY_ROW_BLOCKS, SHAPED_BLOCK, max_threads_per_sm);
+  size_t accumulator = cureduce_accumulator_bytes(problem->op, problem->input_type);
+  spec.splits = (uint16_t)splits_for(problem->rows, problem->cols, &spec, sm_count,
+                                     slot_partials_bytes / max_size(problem->rows, 1) / (accumulator + 4));
+  return spec;
+}
+
+/* Rows of a group of lanes each, the row length compiled in where the row is short. */
+static cureduce_spec row_groups_spec(const cureduce_problem *problem, int max_threads_per_sm) {
   size_t element = cureduce_dtype_size(problem->input_type);
   size_t row_bytes = problem->cols * element, leading_bytes = problem->leading_dimension * element;
-  if (row_bytes > GROUP_ROW_BYTES_MAX) {
-    cureduce_spec spec = base_spec(problem, CUREDUCE_STRATEGY_ROW_BLOCKS, SHAPED_BLOCK, max_threads_per_sm);
-    size_t accumulator = cureduce_accumulator_bytes(problem->op, problem->input_type);
-    spec.splits = (uint16_t)splits_for(problem->rows, problem->cols, &spec, sm_count,
-                                       slot_partials_bytes / max_size(problem->rows, 1) / (accumulator + 4));
-    return spec;
-  }
   cureduce_spec spec = base_spec(problem, CUREDUCE_STRATEGY_ROW_GROUPS, SHAPED_BLOCK, max_threads_per_sm);
   if (row_bytes > CUREDUCE_COMPILED_ROW_BYTES_MAX) {
     /* As many lanes as keep four loads in flight each, a warp at most: a warp on a 512-byte row
@@ -84,6 +89,12 @@ static cureduce_spec rows_heuristic(const cureduce_problem *problem, int sm_coun
   size_t lane_bytes = max_size(ceil_div(row_bytes, spec.group), 1);
   spec.unroll = (uint8_t)max_size(min_size(64 / lane_bytes, 16), 2);
   return spec;
+}
+
+static cureduce_spec rows_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
+  if (problem->cols * cureduce_dtype_size(problem->input_type) > GROUP_ROW_BYTES_MAX)
+    return row_blocks_spec(problem, sm_count, max_threads_per_sm);
+  return row_groups_spec(problem, max_threads_per_sm);
 }
 
 static cureduce_spec segments_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
@@ -198,4 +209,94 @@ cureduce_status cureduce_launch_shaped(const cureduce_driver *driver, const cure
   CUREDUCE_CU(driver->cuLaunchKernel(kernel, launch->grid_x, launch->grid_y, 1, spec->block, 1, 1, 0, stream,
                                      parameters, NULL));
   return CUREDUCE_STATUS_OK;
+}
+
+/* ---- the tuning space ------------------------------------------------------------------------------ */
+
+size_t cureduce_shape_workspace_limit(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
+  cureduce_spec heuristic = cureduce_shape_heuristic(problem, sm_count, max_threads_per_sm);
+  return max_size(cureduce_shape_geometry(&heuristic, problem, sm_count).workspace_bytes, CUREDUCE_SLOT_BYTES);
+}
+
+cureduce_spec cureduce_shape_fit_workspace(cureduce_spec spec, const cureduce_problem *problem, int sm_count,
+                                           size_t workspace_limit) {
+  while (spec.splits > 1 && cureduce_shape_geometry(&spec, problem, sm_count).workspace_bytes > workspace_limit)
+    spec.splits = (spec.splits + 1) / 2;
+  return spec;
+}
+
+/* The families that suit the problem's shape, each in the heuristic's configuration for it. Rows
+ * between 4 and 16 KiB long may take a group or whole blocks; segments, whose lengths are on the
+ * device, either. */
+static size_t family_specs(const cureduce_problem *problem, int sm_count, int max_threads_per_sm, cureduce_spec *out) {
+  size_t row_bytes = problem->cols * cureduce_dtype_size(problem->input_type), count = 0;
+  switch (problem->layout) {
+  case CUREDUCE_LAYOUT_ROWS:
+    if (row_bytes <= GROUP_ROW_BYTES_MAX)
+      out[count++] = row_groups_spec(problem, max_threads_per_sm);
+    if (row_bytes >= GROUP_ROW_BYTES_MAX / 4)
+      out[count++] = row_blocks_spec(problem, sm_count, max_threads_per_sm);
+    break;
+  case CUREDUCE_LAYOUT_SEGMENTS:
+    out[count++] = segments_heuristic(problem, sm_count, max_threads_per_sm);
+    out[count] = base_spec(problem, CUREDUCE_STRATEGY_SEGMENT_GROUPS, SHAPED_BLOCK, max_threads_per_sm);
+    out[count++].group = 32;
+    break;
+  default: out[count++] = columns_heuristic(problem, sm_count, max_threads_per_sm);
+  }
+  return count;
+}
+
+/* A spec's neighbours: one field at a time halved or doubled. quick: group and splits only. */
+enum { NEIGHBOURS = 8 };
+static void neighbours(const cureduce_spec *spec, int max_threads_per_sm, bool quick, cureduce_spec *out) {
+  for (int i = 0; i < NEIGHBOURS; i++)
+    out[i] = *spec;
+  out[0].group = (uint16_t)(spec->group / 2), out[1].group = (uint16_t)(spec->group * 2);
+  bool splits = spec->strategy != CUREDUCE_STRATEGY_ROW_GROUPS && spec->strategy != CUREDUCE_STRATEGY_SEGMENT_GROUPS;
+  if (splits) /* row and segment groups launch alike whatever their splits */
+    out[2].splits = spec->splits / 2, out[3].splits = spec->splits * 2;
+  if (quick)
+    return;
+  out[4].unroll = (uint8_t)(spec->unroll / 2), out[5].unroll = (uint8_t)(spec->unroll * 2);
+  out[6].block = (uint16_t)(spec->block / 2), out[7].block = (uint16_t)(spec->block * 2);
+  for (int i = 6; i < 8; i++) {
+    unsigned per_sm = out[i].block ? (unsigned)max_threads_per_sm / out[i].block : 0;
+    out[i].blocks_per_sm = (uint16_t)(per_sm < 1 ? 1 : per_sm > 32 ? 32 : per_sm);
+  }
+}
+
+/* Whether a candidate may join the space: a legal production spec for the problem, whose column
+ * tiles leave a power of two of rows down the block, within the workspace limit, not yet in it. */
+static bool admissible(const cureduce_spec *spec, const cureduce_problem *problem, int sm_count,
+                       size_t workspace_limit, const cureduce_spec *kept, size_t count) {
+  bool legal = cureduce_spec_validate_production(spec) == CUREDUCE_STATUS_OK &&
+               cureduce_shape_check_spec(spec, problem) == CUREDUCE_STATUS_OK;
+  cureduce_error_clear(); /* a refused neighbour is no failure of the call that asked */
+  if (!legal || (spec->strategy == CUREDUCE_STRATEGY_COLUMN_TILES && spec->block < spec->group) ||
+      cureduce_shape_geometry(spec, problem, sm_count).workspace_bytes > workspace_limit)
+    return false;
+  for (size_t i = 0; i < count; i++)
+    if (cureduce_spec_equal(&kept[i], spec))
+      return false;
+  return true;
+}
+
+size_t cureduce_shape_tune_space(const cureduce_problem *problem, int sm_count, int max_threads_per_sm, bool quick,
+                                 size_t workspace_limit, cureduce_spec *out, size_t max) {
+  size_t count = 0;
+  if (max == 0)
+    return 0;
+  out[count++] = cureduce_shape_heuristic(problem, sm_count, max_threads_per_sm);
+  cureduce_spec families[2];
+  size_t family_count = family_specs(problem, sm_count, max_threads_per_sm, families);
+  for (size_t f = 0; f < family_count; f++) {
+    cureduce_spec around[NEIGHBOURS + 1];
+    around[0] = cureduce_shape_fit_workspace(families[f], problem, sm_count, workspace_limit);
+    neighbours(&around[0], max_threads_per_sm, quick, around + 1);
+    for (int i = 0; i <= (quick ? 4 : NEIGHBOURS) && count < max; i++)
+      if (admissible(&around[i], problem, sm_count, workspace_limit, out, count))
+        out[count++] = around[i];
+  }
+  return count;
 }

@@ -37,6 +37,24 @@ cureduce_status cureduce_shape_check_spec(const cureduce_spec *spec, const cured
 cureduce_shape_launch cureduce_shape_geometry(const cureduce_spec *spec, const cureduce_problem *problem,
                                               int sm_count);
 
+/* The most workspace a tuned shape's launch may need: the heuristic's for the shape, or a stream's
+ * slot, whichever is more, so that a tuned plan needs a workspace of the caller's only where the
+ * heuristic's plan did. */
+size_t cureduce_shape_workspace_limit(const cureduce_problem *problem, int sm_count, int max_threads_per_sm);
+
+/* spec with its splits lowered (halved) until the launch needs at most workspace_limit bytes. */
+cureduce_spec cureduce_shape_fit_workspace(cureduce_spec spec, const cureduce_problem *problem, int sm_count,
+                                           size_t workspace_limit);
+
+/* Every spec the tuner may pick for the problem, at most max, the heuristic's first: each family
+ * that suits the shape in the heuristic's configuration for it, and that with one field at a time
+ * halved or doubled (group, splits; unless quick, also loads in flight and threads a block), each
+ * a legal spec for the problem whose launch needs at most workspace_limit bytes of workspace.
+ * At most CUREDUCE_SHAPE_SPACE_MAX specs. */
+enum { CUREDUCE_SHAPE_SPACE_MAX = 1 + 2 * 9 };
+size_t cureduce_shape_tune_space(const cureduce_problem *problem, int sm_count, int max_threads_per_sm, bool quick,
+                                 size_t workspace_limit, cureduce_spec *out, size_t max);
+
 /* Launches a shaped kernel; `workspace` holds the launch's workspace_bytes, its tickets zero
  * unless arm_tickets. The context must be current. */
 cureduce_status cureduce_launch_shaped(const cureduce_driver *driver, const cureduce_spec *spec, CUfunction kernel,

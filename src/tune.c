@@ -7,9 +7,12 @@
 
 #include "build.h"
 #include "compiler.h"
+#include "dtype.h"
 #include "error.h"
 #include "exact.h"
 #include "execute.h"
+#include "problem.h"
+#include "shape.h"
 #include "tune.h"
 
 /* ---- the candidate space ---------------------------------------------------------------------- */
@@ -43,8 +46,11 @@ static cureduce_spec candidate(const cureduce_tune_job *job, uint16_t block, uin
   return spec;
 }
 
+/* Inputs from which a call streams from memory alike throughout (see tune.h). */
+static const size_t streaming_bytes = (size_t)256 << 20;
+
 static bool streams_from_memory(const cureduce_tune_job *job, size_t n) {
-  return n * cureduce_dtype_size(job->input) >= ((size_t)256 << 20);
+  return n * cureduce_dtype_size(job->input) >= streaming_bytes;
 }
 
 cureduce_bucket_points cureduce_tune_points(const cureduce_tune_job *job, unsigned bucket, size_t min_n,
@@ -144,6 +150,19 @@ static void report(const cureduce_tune_options *options, size_t done, size_t tot
     options->progress(options->progress_user, done, total, what);
 }
 
+/* Adds spec's kernel part to the list unless it is there: compiled kernels do not depend on the
+ * launch-only fields. */
+static void add_kernel_part(cureduce_spec *parts, size_t *count, const cureduce_spec *spec) {
+  cureduce_spec part = cureduce_spec_kernel_part(spec);
+  part.blocks_per_sm = 1; /* keeps it a valid spec */
+  if (cureduce_strategy_coverage((cureduce_strategy)part.strategy) == CUREDUCE_COVER_SHAPE)
+    part.splits = 1;
+  for (size_t k = 0; k < *count; k++)
+    if (cureduce_spec_equal(&parts[k], &part))
+      return;
+  parts[(*count)++] = part;
+}
+
 /* Every kernel part the jobs' candidates use, once each: the space of an SM of 2048 threads, which
  * holds every (block, loads in flight) pair, since compiled kernels do not depend on blocks per SM. */
 static size_t kernel_parts(const cureduce_tune_job *jobs, size_t job_count, bool quick, cureduce_spec **specs) {
@@ -155,25 +174,35 @@ static size_t kernel_parts(const cureduce_tune_job *jobs, size_t job_count, bool
   for (size_t j = 0; j < job_count; j++) {
     cureduce_spec all[64];
     size_t n = cureduce_tune_space(&jobs[j], &any_device, quick, all, 64);
-    for (size_t i = 0; i < n; i++) {
-      cureduce_spec part = cureduce_spec_kernel_part(&all[i]);
-      part.blocks_per_sm = 1; /* keeps it a valid spec */
-      bool seen = false;
-      for (size_t k = 0; k < count && !seen; k++)
-        seen = cureduce_spec_equal(&(*specs)[k], &part);
-      if (!seen)
-        (*specs)[count++] = part;
-    }
+    for (size_t i = 0; i < n; i++)
+      add_kernel_part(*specs, &count, &all[i]);
   }
   return count;
 }
 
-cureduce_status cureduce_tune_compile(const cureduce_tune_job *jobs, size_t job_count, bool quick, int arch,
-                                      cureduce_diskcache *disk, const cureduce_logger *logger, int threads,
-                                      const cureduce_tune_options *progress) {
-  compile_work work = {.arch = arch, .disk = disk, .logger = logger};
-  work.count = kernel_parts(jobs, job_count, quick, &work.specs);
-  CUREDUCE_RETURN_ERROR_IF(!work.specs, OUT_OF_MEMORY, "no memory for the kernel list");
+/* The same for shapes, on a device of `sm_count` SMs of `max_threads_per_sm` threads (the SMs
+ * change only splits, a launch-only field). */
+static size_t shape_kernel_parts(const cureduce_tune_shape *shapes, size_t shape_count, bool quick, int sm_count,
+                                 int max_threads_per_sm, cureduce_spec **specs) {
+  size_t count = 0;
+  *specs = malloc(shape_count * CUREDUCE_SHAPE_SPACE_MAX * sizeof **specs);
+  if (!*specs)
+    return 0;
+  for (size_t j = 0; j < shape_count; j++) {
+    cureduce_spec all[CUREDUCE_SHAPE_SPACE_MAX];
+    size_t n = cureduce_shape_tune_space(&shapes[j].problem, sm_count, max_threads_per_sm, quick, SIZE_MAX, all,
+                                         CUREDUCE_SHAPE_SPACE_MAX);
+    for (size_t i = 0; i < n; i++)
+      add_kernel_part(*specs, &count, &all[i]);
+  }
+  return count;
+}
+
+/* Compiles the kernel parts with `threads` compilers at once, reporting progress; frees specs. */
+static cureduce_status compile_parts(cureduce_spec *specs, size_t count, int arch, cureduce_diskcache *disk,
+                                     const cureduce_logger *logger, int threads, const cureduce_tune_options *progress) {
+  CUREDUCE_RETURN_ERROR_IF(!specs, OUT_OF_MEMORY, "no memory for the kernel list");
+  compile_work work = {.specs = specs, .count = count, .arch = arch, .disk = disk, .logger = logger};
   pthread_mutex_init(&work.lock, NULL);
   pthread_t workers[64];
   int started = 0;
@@ -202,6 +231,23 @@ cureduce_status cureduce_tune_compile(const cureduce_tune_job *jobs, size_t job_
   return CUREDUCE_STATUS_OK;
 }
 
+cureduce_status cureduce_tune_compile(const cureduce_tune_job *jobs, size_t job_count, bool quick, int arch,
+                                      cureduce_diskcache *disk, const cureduce_logger *logger, int threads,
+                                      const cureduce_tune_options *progress) {
+  cureduce_spec *specs;
+  size_t count = kernel_parts(jobs, job_count, quick, &specs);
+  return compile_parts(specs, count, arch, disk, logger, threads, progress);
+}
+
+cureduce_status cureduce_tune_compile_shapes(const cureduce_tune_shape *shapes, size_t shape_count, bool quick,
+                                             int arch, int sm_count, int max_threads_per_sm, cureduce_diskcache *disk,
+                                             const cureduce_logger *logger, int threads,
+                                             const cureduce_tune_options *progress) {
+  cureduce_spec *specs;
+  size_t count = shape_kernel_parts(shapes, shape_count, quick, sm_count, max_threads_per_sm, &specs);
+  return compile_parts(specs, count, arch, disk, logger, threads, progress);
+}
+
 /* ---- timing ---------------------------------------------------------------------------------- */
 
 /* Calls are queued back to back between events and waited for once: each call is timed from the
@@ -209,23 +255,34 @@ cureduce_status cureduce_tune_compile(const cureduce_tune_job *jobs, size_t job_
  * than one per call, and the host's launch latency, the same for every candidate, stays out. */
 enum { MOST_REPS = 16 };
 
+/* The device memory the timed calls use: a single pass's workspace is a stream's slot; a shaped
+ * launch's, the tuner's own (zeroed once: the kernels leave their tickets zero) or the caller's.
+ * begin and end: a segments problem's offsets. */
 typedef struct bench_state {
   cureduce_context *context;
   CUstream stream;
   CUevent marks[MOST_REPS + 1];
-  CUdeviceptr input, output, slot;
+  CUdeviceptr input, output, workspace, begin, end;
 } bench_state;
 
-/* How hard a bucket is measured. Past a quarter of a gigabyte a call streams from memory for
- * tens of microseconds or more and varies by well under a percent, so fewer calls tell the
- * candidates apart, and they are where the tuning time goes. */
+/* Where a key is measured: one or two problems (a contiguous bucket's two sizes), and the bytes
+ * the first one reads. */
+typedef struct tune_points {
+  cureduce_problem problem[2];
+  int count;
+  size_t bytes;
+} tune_points;
+
+/* How hard a key is measured. Past a quarter of a gigabyte a call streams from memory for tens
+ * of microseconds or more and varies by well under a percent, so fewer calls tell the candidates
+ * apart, and they are where the tuning time goes. */
 typedef struct timing_plan {
   int first_reps, final_reps, finalists; /* finalists: the default and the best others */
   bool warm_up;
 } timing_plan;
 
-static timing_plan plan_timing(const cureduce_tune_job *job, size_t n, bool quick) {
-  if (streams_from_memory(job, n))
+static timing_plan plan_timing(size_t bytes, bool quick) {
+  if (bytes >= streaming_bytes)
     return (timing_plan){1, quick ? 2 : 3, quick ? 2 : 4, false};
   return (timing_plan){3, quick ? 4 : 9, quick ? 2 : 4, true};
 }
@@ -247,21 +304,43 @@ static int compare_doubles(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Median of `reps` queued calls of spec over n elements, after a warm-up call if asked. */
-static cureduce_status time_spec(bench_state *b, const cureduce_spec *spec, size_t n, int reps, bool warm_up,
-                                 double *median_us) {
+/* One call of spec's kernel on the problem, as plans launch it. */
+typedef struct timed_launch {
+  const cureduce_problem *problem;
+  unsigned grid;                 /* contiguous */
+  cureduce_shape_launch shaped;  /* shaped */
+} timed_launch;
+
+static cureduce_status launch_once(bench_state *b, const cureduce_spec *spec, CUfunction kernel,
+                                   const timed_launch *t) {
+  const cureduce_context *c = b->context;
+  const cureduce_problem *problem = t->problem;
+  if (!cureduce_problem_is_shaped(problem))
+    return cureduce_launch_single_pass(c->driver, spec, kernel, t->grid, b->input, (size_t)problem->n, b->output,
+                                       b->workspace, b->stream);
+  cureduce_shape_argument shape = {problem->rows, problem->cols, problem->leading_dimension, b->begin, b->end};
+  return cureduce_launch_shaped(c->driver, spec, kernel, &t->shaped, b->input, &shape, b->output, b->workspace,
+                                b->stream);
+}
+
+/* Median of `reps` queued calls of spec on the problem, after a warm-up call if asked. */
+static cureduce_status time_spec(bench_state *b, const cureduce_spec *spec, const cureduce_problem *problem, int reps,
+                                 bool warm_up, double *median_us) {
   const cureduce_driver *cu = b->context->driver;
   cureduce_kernel kernel;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_kcache_get(&b->context->kernels, spec, &kernel));
-  unsigned grid = cureduce_grid_for(spec, b->context->info.sm_count, n, true);
+  int sm_count = b->context->info.sm_count;
+  timed_launch t = {.problem = problem};
+  if (cureduce_problem_is_shaped(problem))
+    t.shaped = cureduce_shape_geometry(spec, problem, sm_count);
+  else
+    t.grid = cureduce_grid_for(spec, sm_count, (size_t)problem->n, true);
   reps = reps > MOST_REPS ? MOST_REPS : reps;
   if (warm_up)
-    CUREDUCE_FORWARD_IF_ERROR(
-        cureduce_launch_single_pass(cu, spec, kernel.first, grid, b->input, n, b->output, b->slot, b->stream));
+    CUREDUCE_FORWARD_IF_ERROR(launch_once(b, spec, kernel.first, &t));
   CUREDUCE_CU(cu->cuEventRecord(b->marks[0], b->stream));
   for (int i = 0; i < reps; i++) {
-    CUREDUCE_FORWARD_IF_ERROR(
-        cureduce_launch_single_pass(cu, spec, kernel.first, grid, b->input, n, b->output, b->slot, b->stream));
+    CUREDUCE_FORWARD_IF_ERROR(launch_once(b, spec, kernel.first, &t));
     CUREDUCE_CU(cu->cuEventRecord(b->marks[i + 1], b->stream));
   }
   CUREDUCE_CU(cu->cuEventSynchronize(b->marks[reps]));
@@ -276,11 +355,11 @@ static cureduce_status time_spec(bench_state *b, const cureduce_spec *spec, size
   return CUREDUCE_STATUS_OK;
 }
 
-/* The spec's median at each point of the bucket. */
-static cureduce_status time_at_points(bench_state *b, const cureduce_spec *spec, const cureduce_bucket_points *points,
-                                      int reps, bool warm_up, double *times) {
+/* The spec's median at each point. */
+static cureduce_status time_at_points(bench_state *b, const cureduce_spec *spec, const tune_points *points, int reps,
+                                      bool warm_up, double *times) {
   for (int p = 0; p < points->count; p++)
-    CUREDUCE_FORWARD_IF_ERROR(time_spec(b, spec, points->n[p], reps, warm_up, &times[p]));
+    CUREDUCE_FORWARD_IF_ERROR(time_spec(b, spec, &points->problem[p], reps, warm_up, &times[p]));
   return CUREDUCE_STATUS_OK;
 }
 
@@ -292,21 +371,19 @@ static double worst_ratio(const double *times, const double *default_times, int 
   return worst;
 }
 
-/* One bucket: a first round over every candidate, then the best three and the default again,
- * with more calls, in alternating order. The default wins unless another scores below 1 in the
- * second round, that is, is faster at every point. A candidate that fails to launch is logged
- * and left out. */
-static cureduce_status tune_bucket(bench_state *b, const cureduce_tune_job *job, const cureduce_bucket_points *points,
-                                   unsigned bucket, bool quick, cureduce_tune_record *record) {
-  cureduce_spec specs[64];
-  size_t count = cureduce_tune_candidates(job, points, &b->context->info, quick, specs, 64);
+/* One key among `count` candidates, the default first: a first round over every candidate, then
+ * the best three and the default again, with more calls, in alternating order. The default wins
+ * unless another scores below 1 in the second round, that is, is faster at every point. A
+ * candidate that fails to launch is logged and left out. Fills the record's spec and times. */
+static cureduce_status choose_among(bench_state *b, cureduce_spec *specs, size_t count, const tune_points *points,
+                                    bool quick, cureduce_tune_record *record) {
   /* The default as plans run it: the heuristic within what its kernel keeps resident. */
   cureduce_kernel fallback;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_kcache_get(&b->context->kernels, &specs[0], &fallback));
   CUREDUCE_FORWARD_IF_ERROR(cureduce_fit_resident(b->context->driver, fallback.first, &specs[0]));
   double first_times[64][2], first[64];
   size_t order[64];
-  timing_plan timing = plan_timing(job, points->n[0], quick);
+  timing_plan timing = plan_timing(points->bytes, quick);
   for (size_t i = 0; i < count; i++) {
     order[i] = i;
     if (time_at_points(b, &specs[i], points, timing.first_reps, timing.warm_up, first_times[i]) !=
@@ -349,13 +426,37 @@ static cureduce_status tune_bucket(bench_state *b, const cureduce_tune_job *job,
     if (score < best_score)
       best = f, best_score = score;
   }
-  *record = (cureduce_tune_record){.op = job->op, .input = job->input, .output = job->output, .bucket = (uint8_t)bucket,
-                                   .spec = specs[finalists[best]], .time_us = second[best][0],
-                                   .default_us = second[0][0]};
+  record->spec = specs[finalists[best]];
+  record->time_us = second[best][0];
+  record->default_us = second[0][0];
   int nvrtc_version = 0;
   cureduce_nvrtc_version(&nvrtc_version);
   record->nvrtc_version = (uint32_t)nvrtc_version;
   return CUREDUCE_STATUS_OK;
+}
+
+/* A contiguous bucket: its candidates at its points. */
+static cureduce_status tune_bucket(bench_state *b, const cureduce_tune_job *job, const cureduce_bucket_points *points,
+                                   unsigned bucket, bool quick, cureduce_tune_record *record) {
+  cureduce_spec specs[64];
+  size_t count = cureduce_tune_candidates(job, points, &b->context->info, quick, specs, 64);
+  tune_points at = {.count = points->count, .bytes = points->n[0] * cureduce_dtype_size(job->input)};
+  for (int p = 0; p < points->count; p++)
+    cureduce_problem_init(&at.problem[p], job->op, job->input, job->output, points->n[p]);
+  *record = cureduce_tunedb_contiguous_key(job->op, job->input, job->output, bucket);
+  return choose_among(b, specs, count, &at, quick, record);
+}
+
+/* A shape: the candidates of its space within workspace_limit, at the shape itself. */
+static cureduce_status tune_shape(bench_state *b, const cureduce_problem *problem, size_t bytes, bool quick,
+                                  size_t workspace_limit, cureduce_tune_record *record) {
+  cureduce_spec specs[CUREDUCE_SHAPE_SPACE_MAX];
+  const cureduce_device_info *device = &b->context->info;
+  size_t count = cureduce_shape_tune_space(problem, device->sm_count, device->max_threads_per_sm, quick,
+                                           workspace_limit, specs, CUREDUCE_SHAPE_SPACE_MAX);
+  tune_points at = {.problem = {*problem}, .count = 1, .bytes = bytes};
+  *record = cureduce_tunedb_key(problem);
+  return choose_among(b, specs, count, &at, quick, record);
 }
 
 size_t cureduce_tune_bucket_size(unsigned bucket, size_t min_n, size_t max_n) {
@@ -437,6 +538,39 @@ static cureduce_status check_jobs(const cureduce_tune_job *jobs, size_t job_coun
   return CUREDUCE_STATUS_OK;
 }
 
+/* The tuner's own stream and events, entered into the context (close_bench leaves it). */
+static cureduce_status open_bench(cureduce_context *context, bench_state *b, bool *pushed) {
+  *b = (bench_state){.context = context};
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_context_enter(context, pushed));
+  CUREDUCE_CU(context->driver->cuStreamCreate(&b->stream, CU_STREAM_NON_BLOCKING));
+  return create_marks(b);
+}
+
+/* Waits for the tuner's stream, gives back its slot, and frees what it allocated. */
+static void close_bench(bench_state *b, bool pushed) {
+  const cureduce_driver *cu = b->context->driver;
+  if (b->stream) {
+    cu->cuStreamSynchronize(b->stream);
+    cureduce_workspace_release(&b->context->workspace, b->stream);
+    cu->cuStreamDestroy(b->stream);
+  }
+  destroy_marks(b);
+  CUdeviceptr owned[] = {b->input, b->output, b->begin};
+  for (size_t i = 0; i < COUNT(owned); i++)
+    if (owned[i])
+      cu->cuMemFree(owned[i]);
+  cureduce_context_leave(b->context, pushed);
+}
+
+/* Adopts what a tune found (a failure frees it). */
+static cureduce_status adopt(cureduce_context *context, cureduce_status status, cureduce_tunedb *results) {
+  if (status == CUREDUCE_STATUS_OK)
+    status = cureduce_context_adopt_tuning(context, results);
+  if (status != CUREDUCE_STATUS_OK)
+    cureduce_tunedb_free(results);
+  return status;
+}
+
 cureduce_status cureduce_tune_jobs(cureduce_context *context, const cureduce_tune_job *jobs, size_t job_count,
                                    const cureduce_tune_options *options, cureduce_tunedb *results) {
   CUREDUCE_FORWARD_IF_ERROR(check_jobs(jobs, job_count, options));
@@ -456,47 +590,144 @@ cureduce_status cureduce_tune_jobs(cureduce_context *context, const cureduce_tun
                            "max_n = %zu elements of %zu bytes do not fit in memory's address range", options->max_n,
                            element);
   bool pushed;
-  CUREDUCE_FORWARD_IF_ERROR(cureduce_context_enter(context, &pushed));
+  bench_state b;
+  cureduce_status status = open_bench(context, &b, &pushed);
   const cureduce_driver *cu = context->driver;
-  bench_state b = {.context = context};
-  size_t bytes = options->max_n * element;
-  cureduce_status status =
-      cureduce_driver_check(cu->cuStreamCreate(&b.stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate", __FILE__, __LINE__);
   if (status == CUREDUCE_STATUS_OK)
-    status = create_marks(&b);
-  if (status == CUREDUCE_STATUS_OK)
-    status = cureduce_driver_check(cu->cuMemAlloc(&b.input, bytes), "cuMemAlloc (tuning data)", __FILE__, __LINE__);
+    status = cureduce_driver_check(cu->cuMemAlloc(&b.input, options->max_n * element), "cuMemAlloc (tuning data)",
+                                   __FILE__, __LINE__);
   if (status == CUREDUCE_STATUS_OK)
     status = cureduce_driver_check(cu->cuMemAlloc(&b.output, 8 * CUREDUCE_EXACT_MAX_WORDS), /* any result fits */
                                    "cuMemAlloc", __FILE__, __LINE__);
   if (status == CUREDUCE_STATUS_OK)
-    status = cureduce_workspace_slot(&context->workspace, b.stream, &b.slot);
+    status = cureduce_workspace_slot(&context->workspace, b.stream, &b.workspace);
   if (status == CUREDUCE_STATUS_OK)
     status = tune_all(&b, jobs, job_count, options, results);
-  if (b.stream) {
-    cu->cuStreamSynchronize(b.stream);
-    cureduce_workspace_release(&context->workspace, b.stream);
-    cu->cuStreamDestroy(b.stream);
+  close_bench(&b, pushed);
+  return adopt(context, status, results);
+}
+
+/* ---- shapes ------------------------------------------------------------------------------------ */
+
+/* Elements a shape reads from its first: the matrix's extent, or its segments back to back. */
+static uint64_t shape_elements(const cureduce_tune_shape *shape) {
+  const cureduce_problem *p = &shape->problem;
+  return p->layout == CUREDUCE_LAYOUT_SEGMENTS ? p->rows * shape->segment_length : cureduce_problem_extent(p);
+}
+
+static cureduce_status check_shapes(const cureduce_tune_shape *shapes, size_t count) {
+  CUREDUCE_RETURN_ERROR_IF(!shapes || count == 0, NULL_POINTER, "no shapes to tune");
+  for (size_t i = 0; i < count; i++) {
+    const cureduce_problem *p = &shapes[i].problem;
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_problem_check(p));
+    CUREDUCE_RETURN_ERROR_IF(!cureduce_problem_is_shaped(p), INVALID_ARGUMENT,
+                             "shape %zu is a contiguous problem: tune those by size (cureduce_tune_jobs)", i);
+    bool segments = p->layout == CUREDUCE_LAYOUT_SEGMENTS;
+    CUREDUCE_RETURN_ERROR_IF(segments != (shapes[i].segment_length > 0) || cureduce_problem_results(p) == 0,
+                             INVALID_ARGUMENT, "shape %zu: %s", i,
+                             segments ? "segments need a length, a number of segments and of elements each"
+                                      : "a matrix to tune needs rows and columns, and no segment length");
+    uint64_t elements = shape_elements(&shapes[i]);
+    CUREDUCE_RETURN_ERROR_IF(elements > (SIZE_MAX >> 4) / cureduce_dtype_size(p->input_type) ||
+                                 (segments && p->rows > UINT64_MAX / shapes[i].segment_length),
+                             INVALID_ARGUMENT, "shape %zu does not fit in memory's address range", i);
   }
-  destroy_marks(&b);
-  if (b.input)
-    cu->cuMemFree(b.input);
-  if (b.output)
-    cu->cuMemFree(b.output);
-  cureduce_context_leave(context, pushed);
-  if (status == CUREDUCE_STATUS_OK)
-    status = cureduce_context_adopt_tuning(context, results);
-  if (status != CUREDUCE_STATUS_OK)
-    cureduce_tunedb_free(results);
+  return CUREDUCE_STATUS_OK;
+}
+
+/* Equal segments back to back: segment i is [i * length, (i + 1) * length). */
+static cureduce_status upload_segments(const cureduce_driver *cu, CUdeviceptr begin, uint64_t count, uint64_t length) {
+  int64_t *offsets = malloc((size_t)(count + 1) * sizeof *offsets);
+  CUREDUCE_RETURN_ERROR_IF(!offsets, OUT_OF_MEMORY, "no memory for the segments' offsets");
+  for (uint64_t i = 0; i <= count; i++)
+    offsets[i] = (int64_t)(i * length);
+  cureduce_status status = cureduce_driver_check(cu->cuMemcpyHtoD(begin, offsets, (size_t)(count + 1) * 8),
+                                                 "cuMemcpyHtoD", __FILE__, __LINE__);
+  free(offsets);
   return status;
 }
+
+/* Allocates the shape's data (random), results, workspace and offsets in b, tunes it, frees them. */
+static cureduce_status tune_one_shape(bench_state *b, const cureduce_tune_shape *shape, bool quick,
+                                      cureduce_tune_record *record) {
+  const cureduce_driver *cu = b->context->driver;
+  const cureduce_problem *p = &shape->problem;
+  size_t element = cureduce_dtype_size(p->input_type), elements = (size_t)shape_elements(shape);
+  size_t limit = cureduce_shape_workspace_limit(p, b->context->info.sm_count, b->context->info.max_threads_per_sm);
+  bool segments = p->layout == CUREDUCE_LAYOUT_SEGMENTS;
+  CUdeviceptr offsets = 0;
+  cureduce_status status = CUREDUCE_STATUS_OK;
+#define ALLOCATE(where, bytes) \
+  if (status == CUREDUCE_STATUS_OK) \
+  status = cureduce_driver_check(cu->cuMemAlloc(&(where), (bytes)), "cuMemAlloc (tuning " #where ")", __FILE__, __LINE__)
+  ALLOCATE(b->input, elements * element + 16);
+  ALLOCATE(b->output, (size_t)cureduce_problem_results(p) * cureduce_result_size(p->op, p->output_type));
+  ALLOCATE(b->workspace, limit);
+  if (segments)
+    ALLOCATE(offsets, ((size_t)p->rows + 1) * 8);
+#undef ALLOCATE
+  if (status == CUREDUCE_STATUS_OK)
+    status = cureduce_driver_check(cu->cuMemsetD8(b->workspace, 0, limit), "cuMemsetD8", __FILE__, __LINE__);
+  if (status == CUREDUCE_STATUS_OK && segments)
+    status = upload_segments(cu, offsets, p->rows, shape->segment_length);
+  b->begin = offsets, b->end = offsets + 8;
+  if (status == CUREDUCE_STATUS_OK)
+    status = fill_random(cu, b->input, elements, p->input_type);
+  if (status == CUREDUCE_STATUS_OK)
+    status = tune_shape(b, p, elements * element, quick, limit, record);
+  cu->cuStreamSynchronize(b->stream);
+  CUdeviceptr *owned[] = {&b->input, &b->output, &b->workspace, &offsets};
+  for (size_t i = 0; i < COUNT(owned); i++)
+    if (*owned[i])
+      cu->cuMemFree(*owned[i]), *owned[i] = 0;
+  b->begin = b->end = 0;
+  return status;
+}
+
+cureduce_status cureduce_tune_shapes(cureduce_context *context, const cureduce_tune_shape *shapes, size_t shape_count,
+                                     const cureduce_tune_options *options, cureduce_tunedb *results) {
+  CUREDUCE_FORWARD_IF_ERROR(check_shapes(shapes, shape_count));
+  *results = (cureduce_tunedb){0};
+  const cureduce_device_info *device = &context->info;
+  if (cureduce_tune_compile_shapes(shapes, shape_count, options->quick, device->arch, device->sm_count,
+                                   device->max_threads_per_sm, &context->disk, &context->logger, 16,
+                                   options) != CUREDUCE_STATUS_OK)
+    cureduce_log(&context->logger, CUREDUCE_LOG_WARN, "%s; those candidates are left out",
+                 cureduce_last_error_detail());
+  bool pushed;
+  bench_state b;
+  cureduce_status status = open_bench(context, &b, &pushed);
+  for (size_t i = 0; i < shape_count && status == CUREDUCE_STATUS_OK; i++) {
+    char what[96];
+    cureduce_tune_shape_describe(&shapes[i], what, sizeof what);
+    report(options, i, shape_count, what);
+    cureduce_tune_record record;
+    status = tune_one_shape(&b, &shapes[i], options->quick, &record);
+    if (status == CUREDUCE_STATUS_OK && !cureduce_tunedb_put(results, &record))
+      status = cureduce_fail(CUREDUCE_STATUS_OUT_OF_MEMORY, __FILE__, __LINE__, NULL, "no memory for a record");
+  }
+  if (status == CUREDUCE_STATUS_OK)
+    report(options, shape_count, shape_count, "tuned");
+  close_bench(&b, pushed);
+  return adopt(context, status, results);
+}
+
+void cureduce_tune_shape_describe(const cureduce_tune_shape *shape, char *text, size_t size) {
+  const cureduce_problem *p = &shape->problem;
+  static const char *const layouts[] = {"n", "rows", "columns", "segments"};
+  snprintf(text, size, "%s %s->%s %s %llux%llu", cureduce_op_name(p->op), cureduce_dtype_name(p->input_type),
+           cureduce_dtype_name(p->output_type), layouts[p->layout], (unsigned long long)p->rows,
+           (unsigned long long)(p->layout == CUREDUCE_LAYOUT_SEGMENTS ? shape->segment_length : p->cols));
+}
+
+/* ---- tuning on first use ------------------------------------------------------------------------ */
 
 cureduce_status cureduce_tune_in_place(cureduce_context *context, const cureduce_tune_job *job, CUdeviceptr input,
                                        size_t n, CUdeviceptr output, CUstream stream) {
   const cureduce_driver *cu = context->driver;
   bench_state b = {.context = context, .stream = stream, .input = input, .output = output};
   CUREDUCE_CU(cu->cuStreamSynchronize(stream)); /* the caller's input must be ready */
-  CUREDUCE_FORWARD_IF_ERROR(cureduce_workspace_slot(&context->workspace, stream, &b.slot));
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_workspace_slot(&context->workspace, stream, &b.workspace));
   cureduce_status status = create_marks(&b);
   cureduce_tune_record record;
   if (status == CUREDUCE_STATUS_OK)
@@ -504,6 +735,26 @@ cureduce_status cureduce_tune_in_place(cureduce_context *context, const cureduce
   destroy_marks(&b);
   CUREDUCE_FORWARD_IF_ERROR(status);
   cureduce_tunedb one = {&record, 1, 1};
+  return cureduce_context_adopt_tuning(context, &one);
+}
+
+cureduce_status cureduce_tune_shape_in_place(cureduce_context *context, const cureduce_problem *problem,
+                                             const cureduce_shape_memory *memory, CUstream stream,
+                                             cureduce_tune_record *record) {
+  const cureduce_driver *cu = context->driver;
+  bench_state b = {.context = context, .stream = stream, .input = memory->input, .output = memory->output,
+                   .workspace = memory->workspace, .begin = memory->begin, .end = memory->end};
+  CUREDUCE_CU(cu->cuStreamSynchronize(stream)); /* the caller's input must be ready */
+  if (memory->workspace_bytes) /* the kernels leave their tickets zero: once is enough */
+    CUREDUCE_CU(cu->cuMemsetD8Async(memory->workspace, 0, memory->workspace_bytes, stream));
+  cureduce_status status = create_marks(&b);
+  if (status == CUREDUCE_STATUS_OK) {
+    size_t bytes = (size_t)cureduce_problem_extent(problem) * cureduce_dtype_size(problem->input_type);
+    status = tune_shape(&b, problem, bytes, true, memory->workspace_bytes, record);
+  }
+  destroy_marks(&b);
+  CUREDUCE_FORWARD_IF_ERROR(status);
+  cureduce_tunedb one = {record, 1, 1};
   return cureduce_context_adopt_tuning(context, &one);
 }
 

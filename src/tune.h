@@ -21,6 +21,7 @@
 #include <stdbool.h>
 
 #include "context.h"
+#include "shape.h"
 #include "tunedb.h"
 
 typedef struct cureduce_tune_job {
@@ -68,10 +69,47 @@ cureduce_status cureduce_tune_compile(const cureduce_tune_job *jobs, size_t job_
                                       cureduce_diskcache *disk, const cureduce_logger *logger, int threads,
                                       const cureduce_tune_options *progress);
 
+/* A shaped problem to tune: rows or columns as the problem says; segments, `problem.rows` of them,
+ * back to back, each `segment_length` elements long (the lengths are the caller's at execution,
+ * so the tool names a typical one). */
+typedef struct cureduce_tune_shape {
+  cureduce_problem problem;
+  uint64_t segment_length; /* segments only; 0 for matrices */
+} cureduce_tune_shape;
+
+/* "sum f32->f32 rows 4096x1024", for progress and tables. */
+void cureduce_tune_shape_describe(const cureduce_tune_shape *shape, char *text, size_t size);
+
+/* The same for the shapes' spaces on a device of sm_count SMs (which change only launch fields). */
+cureduce_status cureduce_tune_compile_shapes(const cureduce_tune_shape *shapes, size_t shape_count, bool quick,
+                                             int arch, int sm_count, int max_threads_per_sm, cureduce_diskcache *disk,
+                                             const cureduce_logger *logger, int threads,
+                                             const cureduce_tune_options *progress);
+
 /* Tunes the jobs on the context's device, stores the choices in the tuning database (and in the
  * context, whose next calls use them) and returns them in *results (the caller frees them). */
 cureduce_status cureduce_tune_jobs(cureduce_context *context, const cureduce_tune_job *jobs, size_t job_count,
                                    const cureduce_tune_options *options, cureduce_tunedb *results);
+
+/* Tunes each shape (its space, cureduce_shape_tune_space, on random data of the shape that it
+ * allocates, with a workspace of cureduce_shape_workspace_limit bytes) and stores the choices
+ * as cureduce_tune_jobs does; options' sizes are not used. */
+cureduce_status cureduce_tune_shapes(cureduce_context *context, const cureduce_tune_shape *shapes, size_t shape_count,
+                                     const cureduce_tune_options *options, cureduce_tunedb *results);
+
+/* The caller's memory of a shaped execution, which tuning on first use times on. */
+typedef struct cureduce_shape_memory {
+  CUdeviceptr input, output, begin, end;
+  CUdeviceptr workspace; /* workspace_bytes of it, zeroed here before the timing */
+  size_t workspace_bytes;
+} cureduce_shape_memory;
+
+/* CUREDUCE_TUNING_ON_FIRST_USE for a shaped plan: tunes the problem's key with the quick space,
+ * within the given workspace, on the caller's memory and stream, after waiting for it; stores the
+ * choice as cureduce_tune_jobs does and returns it in *record. The context must be current. */
+cureduce_status cureduce_tune_shape_in_place(cureduce_context *context, const cureduce_problem *problem,
+                                             const cureduce_shape_memory *memory, CUstream stream,
+                                             cureduce_tune_record *record);
 
 /* CUREDUCE_TUNING_ON_FIRST_USE: tunes the bucket of n with the quick space on the caller's own
  * input and output, on its stream, after waiting for it. The context must be current. */

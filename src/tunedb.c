@@ -12,16 +12,57 @@
 #include "tunedb.h"
 
 static const unsigned char file_magic[8] = {'C', 'U', 'R', 'D', 'T', 'U', 'N', 'E'};
-enum { record_bytes = 48, record_payload = 40, max_file_size = 16 << 20 };
+/* Records are fixed-size: a payload, then the first 8 bytes of its SHA-256. Format 1's payload is
+ * format 2's first 40 bytes, in which the fields format 2 added (bytes 18 to 23) were zero. */
+enum { record_bytes_v1 = 48, record_bytes = 64, digest_bytes = 8, max_file_size = 16 << 20 };
 
 void cureduce_tunedb_free(cureduce_tunedb *db) {
   free(db->records);
   *db = (cureduce_tunedb){0};
 }
 
+static bool same_key(const cureduce_tune_record *a, const cureduce_tune_record *b) {
+  return a->op == b->op && a->input == b->input && a->output == b->output && a->layout == b->layout &&
+         a->bucket == b->bucket && a->cols_class == b->cols_class;
+}
+
 static bool same_slot(const cureduce_tune_record *a, const cureduce_tune_record *b) {
-  return a->op == b->op && a->input == b->input && a->output == b->output && a->bucket == b->bucket &&
-         a->nvrtc_version == b->nvrtc_version;
+  return same_key(a, b) && a->nvrtc_version == b->nvrtc_version;
+}
+
+static unsigned bit_length(uint64_t x) {
+  unsigned bits = 0;
+  for (; x; x >>= 1)
+    bits++;
+  return bits;
+}
+
+cureduce_tune_record cureduce_tunedb_key(const cureduce_problem *problem) {
+  if (problem->layout == CUREDUCE_LAYOUT_CONTIGUOUS)
+    return cureduce_tunedb_contiguous_key(problem->op, problem->input_type, problem->output_type,
+                                          bit_length(problem->n));
+  uint16_t cols_class = 0;
+  if (problem->layout != CUREDUCE_LAYOUT_SEGMENTS) {
+    bool compiled = problem->layout == CUREDUCE_LAYOUT_ROWS &&
+                    problem->cols * cureduce_dtype_size(problem->input_type) <= CUREDUCE_COMPILED_ROW_BYTES_MAX;
+    cols_class = (uint16_t)(compiled ? problem->cols : CUREDUCE_COLS_BUCKETED + bit_length(problem->cols));
+    if (problem->leading_dimension > problem->cols)
+      cols_class |= CUREDUCE_COLS_PADDED;
+  }
+  return (cureduce_tune_record){.op = (uint8_t)problem->op, .input = (uint8_t)problem->input_type,
+                                .output = (uint8_t)problem->output_type, .layout = (uint8_t)problem->layout,
+                                .bucket = (uint8_t)bit_length(problem->rows), .cols_class = cols_class};
+}
+
+unsigned cureduce_tunedb_class_length(uint16_t cols_class) {
+  cols_class &= (uint16_t)~CUREDUCE_COLS_PADDED;
+  return cols_class < CUREDUCE_COLS_BUCKETED ? cols_class : 0;
+}
+
+cureduce_tune_record cureduce_tunedb_contiguous_key(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
+                                                    unsigned bucket) {
+  return (cureduce_tune_record){.op = (uint8_t)op, .input = (uint8_t)input, .output = (uint8_t)output,
+                                .bucket = (uint8_t)bucket, .layout = CUREDUCE_LAYOUT_CONTIGUOUS};
 }
 
 bool cureduce_tunedb_put(cureduce_tunedb *db, const cureduce_tune_record *record) {
@@ -42,13 +83,11 @@ bool cureduce_tunedb_put(cureduce_tunedb *db, const cureduce_tune_record *record
   return true;
 }
 
-const cureduce_tune_record *cureduce_tunedb_find(const cureduce_tunedb *db, cureduce_op op, cureduce_dtype input,
-                                                 cureduce_dtype output, unsigned bucket) {
+const cureduce_tune_record *cureduce_tunedb_find(const cureduce_tunedb *db, const cureduce_tune_record *key) {
   const cureduce_tune_record *best = NULL;
   for (size_t i = 0; i < db->count; i++) {
     const cureduce_tune_record *r = &db->records[i];
-    if (r->op == op && r->input == input && r->output == output && r->bucket == bucket &&
-        (!best || r->nvrtc_version > best->nvrtc_version))
+    if (same_key(r, key) && (!best || r->nvrtc_version > best->nvrtc_version))
       best = r;
   }
   return best;
@@ -78,6 +117,8 @@ static double get_f64(const unsigned char *p) {
   return v;
 }
 
+/* Format 2: key 0-3, NVRTC 4-7, spec 8-17, layout 18, zero 19, columns class 20-21, spec group
+ * 22-23, times 24-39, spec cols 40-43 and splits 44-47, zero 48-55, digest 56-63. */
 static void encode_record(const cureduce_tune_record *r, unsigned char *p) {
   memset(p, 0, record_bytes);
   p[0] = r->op, p[1] = r->input, p[2] = r->output, p[3] = r->bucket;
@@ -86,32 +127,52 @@ static void encode_record(const cureduce_tune_record *r, unsigned char *p) {
   put_u16(p + 12, r->spec.block);
   p[14] = r->spec.unroll, p[15] = r->spec.vector_bytes;
   put_u16(p + 16, r->spec.blocks_per_sm);
+  p[18] = r->layout;
+  put_u16(p + 20, r->cols_class);
+  put_u16(p + 22, r->spec.group);
   put_f64(p + 24, r->time_us);
   put_f64(p + 32, r->default_us);
+  put_u32(p + 40, r->spec.cols);
+  put_u32(p + 44, r->spec.splits);
   unsigned char digest[CUREDUCE_SHA256_BYTES];
-  cureduce_sha256(p, record_payload, digest);
-  memcpy(p + record_payload, digest, record_bytes - record_payload);
+  cureduce_sha256(p, record_bytes - digest_bytes, digest);
+  memcpy(p + record_bytes - digest_bytes, digest, digest_bytes);
 }
 
-/* A record is valid when its checksum holds and it describes a legal spec for its own key. */
-static bool decode_record(const unsigned char *p, cureduce_tune_record *r) {
-  unsigned char digest[CUREDUCE_SHA256_BYTES];
-  cureduce_sha256(p, record_payload, digest);
-  if (memcmp(digest, p + record_payload, record_bytes - record_payload) != 0)
-    return false;
-  for (int i = 18; i < 24; i++) /* the spec's padding and the reserved word: nothing may hide there */
+static bool all_zero(const unsigned char *p, size_t count) {
+  for (size_t i = 0; i < count; i++)
     if (p[i] != 0)
       return false;
-  *r = (cureduce_tune_record){.op = p[0], .input = p[1], .output = p[2], .bucket = p[3], .nvrtc_version = get_u32(p + 4)};
+  return true;
+}
+
+/* A record is valid when its checksum holds, nothing hides in its zero bytes, and it describes a
+ * legal production spec for its own key: of the key's operation, types and layout, a compiled row
+ * length only as the key's columns class (the exact length), contiguous keys with class 0. A
+ * ladder rung would need scratch memory that no production call passes. */
+static bool decode_record(const unsigned char *p, size_t size, cureduce_tune_record *r) {
+  const size_t payload = size - digest_bytes;
+  unsigned char digest[CUREDUCE_SHA256_BYTES];
+  cureduce_sha256(p, payload, digest);
+  if (memcmp(digest, p + payload, digest_bytes) != 0 || p[19] != 0 ||
+      (size == record_bytes_v1 ? !all_zero(p + 18, 6) : !all_zero(p + 48, 8)))
+    return false;
+  bool v2 = size == record_bytes;
+  *r = (cureduce_tune_record){.op = p[0], .input = p[1], .output = p[2], .bucket = p[3], .nvrtc_version = get_u32(p + 4),
+                              .layout = p[18], .cols_class = get_u16(p + 20)};
   r->spec = (cureduce_spec){.op = p[8], .input = p[9], .output = p[10], .strategy = p[11], .block = get_u16(p + 12),
-                            .unroll = p[14], .vector_bytes = p[15], .blocks_per_sm = get_u16(p + 16)};
+                            .unroll = p[14], .vector_bytes = p[15], .blocks_per_sm = get_u16(p + 16),
+                            .group = get_u16(p + 22), .cols = v2 ? get_u32(p + 40) : 0,
+                            .splits = v2 ? get_u32(p + 44) : 0};
   r->time_us = get_f64(p + 24);
   r->default_us = get_f64(p + 32);
-  /* A ladder rung would need scratch memory that no production call passes; the database holds
-   * contiguous problems' choices only. */
+  bool contiguous = r->layout == CUREDUCE_LAYOUT_CONTIGUOUS;
   return r->spec.op == r->op && r->spec.input == r->input && r->spec.output == r->output && r->bucket <= 64 &&
+         r->layout <= CUREDUCE_LAYOUT_SEGMENTS && (!contiguous || r->cols_class == 0) &&
+         r->cols_class < 2 * CUREDUCE_COLS_PADDED &&
+         (r->spec.cols == 0 || r->spec.cols == cureduce_tunedb_class_length(r->cols_class)) &&
          cureduce_spec_validate_production(&r->spec) == CUREDUCE_STATUS_OK &&
-         cureduce_strategy_layout(r->spec.strategy) == CUREDUCE_LAYOUT_CONTIGUOUS;
+         cureduce_strategy_layout(r->spec.strategy) == (cureduce_layout)r->layout;
 }
 
 /* Whether records [from, count) already hold r's slot. */
@@ -148,8 +209,10 @@ cureduce_tunedb_verdict cureduce_tunedb_decode(const char *gpu_key, const void *
   const unsigned char *file = data;
   if (size < 16 || memcmp(file, file_magic, 8) != 0)
     return CUREDUCE_TUNEDB_INVALID;
-  if (get_u32(file + 8) != CUREDUCE_TUNEDB_FORMAT)
+  const uint32_t format = get_u32(file + 8);
+  if (format != 1 && format != CUREDUCE_TUNEDB_FORMAT)
     return CUREDUCE_TUNEDB_FOREIGN;
+  const size_t record_size = format == 1 ? record_bytes_v1 : record_bytes;
   size_t key_length = get_u32(file + 12);
   if (key_length > CUREDUCE_TUNEDB_KEY_MAX || size < header_bytes(key_length))
     return CUREDUCE_TUNEDB_INVALID;
@@ -160,12 +223,12 @@ cureduce_tunedb_verdict cureduce_tunedb_decode(const char *gpu_key, const void *
     return CUREDUCE_TUNEDB_INVALID;
   if (key_length != strlen(gpu_key) || memcmp(file + 16, gpu_key, key_length) != 0)
     return CUREDUCE_TUNEDB_FOREIGN;
-  size_t promised = get_u32(file + 16 + key_length), present = (size - header) / record_bytes;
-  bool damaged = promised != present || (size - header) % record_bytes != 0;
+  size_t promised = get_u32(file + 16 + key_length), present = (size - header) / record_size;
+  bool damaged = promised != present || (size - header) % record_size != 0;
   size_t first = db->count;
   for (size_t i = 0; i < present && i < promised; i++) {
     cureduce_tune_record record;
-    if (decode_record(file + header + i * record_bytes, &record)) {
+    if (decode_record(file + header + i * record_size, record_size, &record)) {
       /* A writer stores each slot once; a second record for one (found by the fuzzer) replaces
        * the first, so the file is not what was written. */
       damaged |= holds_slot(db, first, &record);

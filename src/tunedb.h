@@ -1,5 +1,7 @@
-/* The per-GPU tuning database: (operation, input type, output type, size bucket) -> the kernel
- * spec the tuner measured fastest, with its time and the heuristic default's.
+/* The per-GPU tuning database: (operation, input type, output type, layout, size bucket, columns
+ * class) -> the kernel spec the tuner measured fastest, with its time and the heuristic default's.
+ * Contiguous problems are keyed by the bit length of n (columns class 0); shaped ones by the bit
+ * length of their rows or segments and a columns class (shape.h, cureduce_shape_tuning_key).
  *
  * One file per GPU, <cache>/tuning/<hash of the GPU key>.db, whose header names the GPU key in
  * full (device name, compute capability, SMs, memory bus and clock, driver, library and
@@ -18,13 +20,17 @@
 #include "log.h"
 #include "spec.h"
 
-#define CUREDUCE_TUNEDB_FORMAT 1
+/* Format 2 added the layout, the columns class and the shaped specs' fields; a format 1 file (whole
+ * arrays only) is still read, and the next update rewrites it as format 2. */
+#define CUREDUCE_TUNEDB_FORMAT 2
 /* Changes whenever the candidates the tuner tries change, so old choices are not trusted. */
 #define CUREDUCE_TUNING_SPACE_VERSION 1
 #define CUREDUCE_TUNEDB_KEY_MAX 512
 
 typedef struct cureduce_tune_record {
-  uint8_t op, input, output, bucket;
+  uint8_t op, input, output, bucket; /* bucket: the bit length of n, or of a shape's rows */
+  uint8_t layout;                    /* cureduce_layout */
+  uint16_t cols_class;               /* shaped problems: cureduce_shape_tuning_key's; else 0 */
   uint32_t nvrtc_version;
   cureduce_spec spec;
   double time_us;    /* the chosen spec's median, as the tuner measured it */
@@ -44,11 +50,27 @@ typedef enum cureduce_tunedb_verdict {
 } cureduce_tunedb_verdict;
 
 void cureduce_tunedb_free(cureduce_tunedb *db);
-/* Adds the record, replacing one with the same (op, input, output, bucket, NVRTC version). */
+/* Adds the record, replacing one with the same key and NVRTC version. */
 bool cureduce_tunedb_put(cureduce_tunedb *db, const cureduce_tune_record *record);
-/* The record for the key tuned with the newest NVRTC, or NULL. */
-const cureduce_tune_record *cureduce_tunedb_find(const cureduce_tunedb *db, cureduce_op op, cureduce_dtype input,
-                                                 cureduce_dtype output, unsigned bucket);
+/* The record whose key (op, input, output, layout, bucket, cols_class) is the given record's,
+ * tuned with the newest NVRTC, or NULL. */
+const cureduce_tune_record *cureduce_tunedb_find(const cureduce_tunedb *db, const cureduce_tune_record *key);
+/* The key of a contiguous problem's bucket, for cureduce_tunedb_find. */
+cureduce_tune_record cureduce_tunedb_contiguous_key(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
+                                                    unsigned bucket);
+
+/* A shaped problem's columns class: the row length itself where a row_groups kernel may compile it
+ * in (rows of at most CUREDUCE_COMPILED_ROW_BYTES_MAX bytes: a tuned spec that compiled it in
+ * serves that length alone), else CUREDUCE_COLS_BUCKETED + the bit length of cols; segments,
+ * whose lengths are on the device, 0; plus CUREDUCE_COLS_PADDED where rows are padded (a leading
+ * dimension above cols), which changes the loads a kernel can use. */
+enum { CUREDUCE_COLS_BUCKETED = 512, CUREDUCE_COLS_PADDED = 1024 };
+/* The key of any problem (cureduce_problem_check passed): its operation, types, layout, the bit
+ * length of n or of its rows (segments), and its columns class. */
+cureduce_tune_record cureduce_tunedb_key(const cureduce_problem *problem);
+/* The row length a columns class names, 0 for a bucketed class: the only compiled row length a
+ * tuned spec of that class may have. */
+unsigned cureduce_tunedb_class_length(uint16_t cols_class);
 
 /* Pure encoding, for the tests and the fuzzer. decode appends the valid records to *db. */
 bool cureduce_tunedb_encode(const char *gpu_key, const cureduce_tunedb *db, void **data, size_t *size);

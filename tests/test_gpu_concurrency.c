@@ -154,9 +154,11 @@ START_TEST(test_processes_and_threads_share_a_cache) {
   free(data);
   for (int pair = 0; pair < 4; pair++)
     for (unsigned bucket = cureduce_size_bucket(min_n); bucket <= cureduce_size_bucket(max_n); bucket++)
-      ck_assert_msg(cureduce_tunedb_find(&db, tuned_pairs[pair].op, tuned_pairs[pair].input, tuned_pairs[pair].output,
-                                         bucket),
-                    "pair %d bucket %u lost", pair, bucket);
+    {
+      cureduce_tune_record key = cureduce_tunedb_contiguous_key(tuned_pairs[pair].op, tuned_pairs[pair].input,
+                                                                tuned_pairs[pair].output, bucket);
+      ck_assert_msg(cureduce_tunedb_find(&db, &key), "pair %d bucket %u lost", pair, bucket);
+    }
   cureduce_tunedb_free(&db);
 
   /* A new process's context reduces correctly with the stored choices. */

@@ -4,6 +4,7 @@
 
 #include "execute.h"
 #include "harness.h"
+#include "shape.h"
 #include "spec.h"
 #include "tune.h"
 
@@ -72,11 +73,81 @@ START_TEST(test_candidates_of_a_bucket) {
 }
 END_TEST
 
+/* The shaped space, for shapes of every layout and family: the heuristic first, every spec legal
+ * for the problem and distinct, within the workspace limit, the quick space inside the full one,
+ * and the space bounded; a limit of 0 keeps only specs that need no workspace. */
+START_TEST(test_space_of_shapes) {
+  static const struct {
+    cureduce_layout layout;
+    uint64_t rows, cols, leading;
+  } shapes[] = {{CUREDUCE_LAYOUT_ROWS, 1 << 20, 2, 2},   {CUREDUCE_LAYOUT_ROWS, 1 << 14, 64, 64},
+                {CUREDUCE_LAYOUT_ROWS, 1000, 37, 40},    {CUREDUCE_LAYOUT_ROWS, 1 << 12, 2048, 2048},
+                {CUREDUCE_LAYOUT_ROWS, 64, 1 << 16, 1 << 16}, {CUREDUCE_LAYOUT_ROWS, 1, 1 << 28, 1 << 28},
+                {CUREDUCE_LAYOUT_COLUMNS, 1 << 20, 4, 4}, {CUREDUCE_LAYOUT_COLUMNS, 16, 1 << 24, 1 << 24},
+                {CUREDUCE_LAYOUT_COLUMNS, 1 << 10, 1 << 10, 1 << 10}, {CUREDUCE_LAYOUT_SEGMENTS, 10, 0, 0},
+                {CUREDUCE_LAYOUT_SEGMENTS, 1 << 20, 0, 0}};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+    for (int type = 0; type < CUREDUCE_DTYPE_COUNT; type++) {
+      cureduce_problem problem;
+      cureduce_dtype input = (cureduce_dtype)type;
+      if (shapes[i].layout == CUREDUCE_LAYOUT_SEGMENTS)
+        cureduce_problem_init_segments(&problem, CUREDUCE_OP_ARGMAX, input, input, shapes[i].rows);
+      else
+        cureduce_problem_init_matrix(&problem, shapes[i].layout, CUREDUCE_OP_SUM, input, input, shapes[i].rows,
+                                     shapes[i].cols, shapes[i].leading);
+      size_t limit = cureduce_shape_workspace_limit(&problem, device.sm_count, device.max_threads_per_sm);
+      cureduce_spec full[CUREDUCE_SHAPE_SPACE_MAX], quick[CUREDUCE_SHAPE_SPACE_MAX], bare[CUREDUCE_SHAPE_SPACE_MAX];
+      size_t count = cureduce_shape_tune_space(&problem, device.sm_count, device.max_threads_per_sm, false, limit, full,
+                                               CUREDUCE_SHAPE_SPACE_MAX);
+      cureduce_spec heuristic = cureduce_shape_heuristic(&problem, device.sm_count, device.max_threads_per_sm);
+      ck_assert(count >= 3 && cureduce_spec_equal(&full[0], &heuristic));
+      for (size_t c = 0; c < count; c++) {
+        ck_assert(cureduce_spec_validate_production(&full[c]) == CUREDUCE_STATUS_OK);
+        ck_assert(cureduce_shape_check_spec(&full[c], &problem) == CUREDUCE_STATUS_OK);
+        ck_assert_uint_le(cureduce_shape_geometry(&full[c], &problem, device.sm_count).workspace_bytes, limit);
+        for (size_t d = 0; d < c; d++)
+          ck_assert(!cureduce_spec_equal(&full[c], &full[d]));
+      }
+      size_t quick_count = cureduce_shape_tune_space(&problem, device.sm_count, device.max_threads_per_sm, true, limit,
+                                                     quick, CUREDUCE_SHAPE_SPACE_MAX);
+      ck_assert(quick_count >= 1 && quick_count < count);
+      for (size_t q = 0; q < quick_count; q++) {
+        bool in_full = false;
+        for (size_t c = 0; c < count; c++)
+          in_full = in_full || cureduce_spec_equal(&quick[q], &full[c]);
+        ck_assert(in_full);
+      }
+      size_t bare_count = cureduce_shape_tune_space(&problem, device.sm_count, device.max_threads_per_sm, false, 0,
+                                                    bare, CUREDUCE_SHAPE_SPACE_MAX);
+      for (size_t b = 1; b < bare_count; b++) /* the heuristic itself comes first whatever it needs */
+        ck_assert_uint_eq(cureduce_shape_geometry(&bare[b], &problem, device.sm_count).workspace_bytes, 0);
+    }
+}
+END_TEST
+
+/* Fitting a spec to a workspace halves its splits until it fits, and splits of 1 need none. */
+START_TEST(test_fit_workspace) {
+  cureduce_problem problem;
+  cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 4,
+                               1 << 24, 1 << 24);
+  cureduce_spec spec = cureduce_shape_heuristic(&problem, device.sm_count, device.max_threads_per_sm);
+  ck_assert_int_eq(spec.strategy, CUREDUCE_STRATEGY_ROW_BLOCKS);
+  spec.splits = 60000;
+  size_t needed = cureduce_shape_geometry(&spec, &problem, device.sm_count).workspace_bytes;
+  cureduce_spec fitted = cureduce_shape_fit_workspace(spec, &problem, device.sm_count, needed / 3);
+  ck_assert_uint_le(cureduce_shape_geometry(&fitted, &problem, device.sm_count).workspace_bytes, needed / 3);
+  ck_assert_uint_gt(fitted.splits, 60000 / 8);
+  ck_assert_uint_eq(cureduce_shape_fit_workspace(spec, &problem, device.sm_count, 0).splits, 1);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("tune-space");
   TCase *space = tcase_create("space");
   tcase_add_test(space, test_points_of_a_bucket);
   tcase_add_test(space, test_candidates_of_a_bucket);
+  tcase_add_test(space, test_space_of_shapes);
+  tcase_add_test(space, test_fit_workspace);
   suite_add_tcase(suite, space);
   return harness_run(suite, false);
 }

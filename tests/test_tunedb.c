@@ -1,5 +1,6 @@
-/* The tuning database without a GPU: round trip, another GPU's file, every corrupted byte and
- * every truncation, a read-only folder, and eight processes merging into one file at once. */
+/* The tuning database without a GPU: round trip of whole-array and shaped records, the keys of
+ * shaped problems, format 1 files (the fuzzer's seeds), another GPU's file, every corrupted byte
+ * and every truncation, a read-only folder, and eight processes merging into one file at once. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,27 +12,54 @@
 
 #include "cachefile.h"
 #include "harness.h"
+#include "shape.h"
 #include "spec.h"
 #include "tunedb.h"
 
 static const char *const gpu = "device=NVIDIA H200;cc=9.0;sms=132;bus_bits=6144;memory_khz=3201000;driver=13000";
 static const cureduce_logger quiet = {CUREDUCE_LOG_ERROR, NULL, NULL};
 
+/* A shaped problem of each layout in turn, with rows short enough to compile in, long rows,
+ * padded ones, columns and segments: a record of what the heuristic picks for it. */
+static cureduce_tune_record shaped_record_for(cureduce_op op, cureduce_dtype input, int index) {
+  static const struct {
+    cureduce_layout layout;
+    uint64_t rows, cols, leading;
+  } shapes[] = {{CUREDUCE_LAYOUT_ROWS, 4096, 4, 4},       {CUREDUCE_LAYOUT_ROWS, 100, 1 << 20, 1 << 20},
+                {CUREDUCE_LAYOUT_ROWS, 7, 33, 40},        {CUREDUCE_LAYOUT_COLUMNS, 1 << 16, 300, 300},
+                {CUREDUCE_LAYOUT_SEGMENTS, 5000, 0, 0}};
+  int s = index / 3 % 5;
+  cureduce_problem problem;
+  if (shapes[s].layout == CUREDUCE_LAYOUT_SEGMENTS)
+    cureduce_problem_init_segments(&problem, op, input, input, shapes[s].rows << (index % 7));
+  else
+    cureduce_problem_init_matrix(&problem, shapes[s].layout, op, input, input, shapes[s].rows << (index % 7),
+                                 shapes[s].cols, shapes[s].leading);
+  cureduce_tune_record record = cureduce_tunedb_key(&problem);
+  record.spec = cureduce_shape_heuristic(&problem, 132, 2048);
+  return record;
+}
+
 static cureduce_tune_record record_for(int index) {
   enum { every_type_ops = CUREDUCE_OP_EXACT_SUM }; /* the operations before it take every type */
   cureduce_op op = (cureduce_op)(index % every_type_ops);
   cureduce_dtype input = (cureduce_dtype)(index / every_type_ops % CUREDUCE_DTYPE_COUNT);
-  cureduce_spec spec = cureduce_spec_heuristic(op, input, input, 2048);
-  spec.unroll = (uint8_t)(1 + index % 8);
-  return (cureduce_tune_record){.op = (uint8_t)op, .input = (uint8_t)input, .output = (uint8_t)input,
-                                .bucket = (uint8_t)(8 + index / 60 % 23), .nvrtc_version = 13000, .spec = spec,
-                                .time_us = 10 + index, .default_us = 12 + index};
+  cureduce_tune_record record;
+  if (index % 3 == 2) {
+    record = shaped_record_for(op, input, index);
+  } else {
+    record = cureduce_tunedb_contiguous_key(op, input, input, 8 + index / 60 % 23);
+    record.spec = cureduce_spec_heuristic(op, input, input, 2048);
+  }
+  record.spec.unroll = (uint8_t)(1 + index % 8);
+  record.nvrtc_version = 13000, record.time_us = 10 + index, record.default_us = 12 + index;
+  return record;
 }
 
 static bool same_record(const cureduce_tune_record *a, const cureduce_tune_record *b) {
   return a->op == b->op && a->input == b->input && a->output == b->output && a->bucket == b->bucket &&
-         a->nvrtc_version == b->nvrtc_version && cureduce_spec_equal(&a->spec, &b->spec) && a->time_us == b->time_us &&
-         a->default_us == b->default_us;
+         a->layout == b->layout && a->cols_class == b->cols_class && a->nvrtc_version == b->nvrtc_version &&
+         cureduce_spec_equal(&a->spec, &b->spec) && a->time_us == b->time_us && a->default_us == b->default_us;
 }
 
 static cureduce_tunedb some_records(int count, int first) {
@@ -56,15 +84,80 @@ START_TEST(test_round_trip_and_lookup) {
   newer.nvrtc_version = 13010;
   newer.spec.block = 512;
   ck_assert(cureduce_tunedb_put(&back, &newer));
-  const cureduce_tune_record *found = cureduce_tunedb_find(&back, newer.op, newer.input, newer.output, newer.bucket);
+  const cureduce_tune_record *found = cureduce_tunedb_find(&back, &newer);
   ck_assert(found && found->spec.block == 512); /* the newest NVRTC's record wins */
-  ck_assert_ptr_null(cureduce_tunedb_find(&back, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 64));
+  cureduce_tune_record absent = cureduce_tunedb_contiguous_key(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 64);
+  ck_assert_ptr_null(cureduce_tunedb_find(&back, &absent));
+  for (size_t i = 0; i < back.count; i++) /* each record's own key finds it */
+    ck_assert(same_record(cureduce_tunedb_find(&back, &back.records[i]), &back.records[i]) ||
+              &back.records[i] == &back.records[7]);
+  cureduce_tune_record other_layout = back.records[2]; /* a shaped record's key, as columns */
+  ck_assert_int_eq(other_layout.layout, CUREDUCE_LAYOUT_ROWS);
+  other_layout.layout = CUREDUCE_LAYOUT_COLUMNS;
+  ck_assert_ptr_null(cureduce_tunedb_find(&back, &other_layout));
   cureduce_tunedb other = {0};
   ck_assert_int_eq(cureduce_tunedb_decode("device=another GPU", data, size, &other), CUREDUCE_TUNEDB_FOREIGN);
   ck_assert_uint_eq(other.count, 0);
   free(data);
   cureduce_tunedb_free(&db);
   cureduce_tunedb_free(&back);
+}
+END_TEST
+
+/* The keys of shaped problems: rows short enough to compile in are keyed by their exact length,
+ * others by its bit length; padding, layout and the bit length of rows tell keys apart; segments
+ * have no columns class. */
+START_TEST(test_shaped_keys) {
+  cureduce_problem a, b;
+  cureduce_problem_init_matrix(&a, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 1000, 64, 64);
+  cureduce_tune_record key = cureduce_tunedb_key(&a);
+  ck_assert_uint_eq(key.cols_class, 64);
+  ck_assert_uint_eq(key.bucket, 10);
+  ck_assert_uint_eq(cureduce_tunedb_class_length(key.cols_class), 64);
+  cureduce_problem_init_matrix(&b, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 1023, 65, 65);
+  ck_assert_uint_ne(cureduce_tunedb_key(&b).cols_class, key.cols_class); /* another compiled length */
+  ck_assert_uint_eq(cureduce_tunedb_key(&b).bucket, key.bucket);
+  cureduce_problem_init_matrix(&a, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 10, 5000, 5000);
+  cureduce_problem_init_matrix(&b, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 12, 8000, 8000);
+  ck_assert_uint_eq(cureduce_tunedb_key(&a).cols_class, CUREDUCE_COLS_BUCKETED + 13); /* 5000 < 2^13 */
+  ck_assert_uint_eq(cureduce_tunedb_key(&b).cols_class, cureduce_tunedb_key(&a).cols_class);
+  ck_assert_uint_eq(cureduce_tunedb_class_length(cureduce_tunedb_key(&a).cols_class), 0);
+  b.leading_dimension = 8192;
+  ck_assert_uint_eq(cureduce_tunedb_key(&b).cols_class, CUREDUCE_COLS_BUCKETED + 13 + CUREDUCE_COLS_PADDED);
+  b.layout = CUREDUCE_LAYOUT_COLUMNS;
+  ck_assert_uint_eq(cureduce_tunedb_key(&b).layout, CUREDUCE_LAYOUT_COLUMNS);
+  cureduce_problem_init_segments(&a, CUREDUCE_OP_MAX, CUREDUCE_I8, CUREDUCE_I8, 70000);
+  key = cureduce_tunedb_key(&a);
+  ck_assert(key.layout == CUREDUCE_LAYOUT_SEGMENTS && key.bucket == 17 && key.cols_class == 0);
+  cureduce_problem_init(&a, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 4096);
+  key = cureduce_tunedb_key(&a);
+  ck_assert(key.layout == CUREDUCE_LAYOUT_CONTIGUOUS && key.bucket == 13 && key.cols_class == 0);
+}
+END_TEST
+
+/* A record that does not fit its own key is damage: a compiled row length other than the class's,
+ * a strategy of another layout, a whole-array record with a columns class. */
+START_TEST(test_record_must_fit_its_key) {
+  for (int wrong = 0; wrong < 3; wrong++) {
+    cureduce_tunedb db = some_records(6, 0), back = {0};
+    cureduce_tune_record *shaped = &db.records[2], *contiguous = &db.records[0];
+    ck_assert_int_eq(shaped->layout, CUREDUCE_LAYOUT_ROWS);
+    ck_assert_uint_ne(shaped->spec.cols, 0);
+    if (wrong == 0)
+      shaped->spec.cols -= 1;
+    else if (wrong == 1)
+      shaped->layout = CUREDUCE_LAYOUT_SEGMENTS;
+    else
+      contiguous->cols_class = 1;
+    void *data;
+    size_t size;
+    ck_assert(cureduce_tunedb_encode(gpu, &db, &data, &size));
+    ck_assert_int_eq(cureduce_tunedb_decode(gpu, data, size, &back), CUREDUCE_TUNEDB_DAMAGED);
+    ck_assert_uint_eq(back.count, 5);
+    free(data);
+    cureduce_tunedb_free(&db);
+    cureduce_tunedb_free(&back);
+  }
 }
 END_TEST
 
@@ -211,8 +304,7 @@ START_TEST(test_writer_killed_holding_the_lock) {
   ck_assert(cureduce_tunedb_merge(path, gpu, &last, &quiet) == CUREDUCE_STATUS_OK);
   cureduce_tunedb read = {0};
   cureduce_tunedb_read(path, gpu, &read, &quiet);
-  ck_assert(cureduce_tunedb_find(&read, (cureduce_op)last.records[4].op, (cureduce_dtype)last.records[4].input,
-                                 (cureduce_dtype)last.records[4].output, last.records[4].bucket));
+  ck_assert(cureduce_tunedb_find(&read, &last.records[4]));
   cureduce_tunedb_free(&last);
   cureduce_tunedb_free(&read);
   ck_assert(harness_remove_tree(root));
@@ -291,6 +383,8 @@ int main(void) {
   TCase *tunedb = tcase_create("tunedb");
   tcase_set_timeout(tunedb, 120);
   tcase_add_test(tunedb, test_round_trip_and_lookup);
+  tcase_add_test(tunedb, test_shaped_keys);
+  tcase_add_test(tunedb, test_record_must_fit_its_key);
   tcase_add_test(tunedb, test_reserved_bytes_must_be_zero);
   tcase_add_test(tunedb, test_ladder_rung_is_refused);
   tcase_add_test(tunedb, test_one_slot_twice_is_damage);

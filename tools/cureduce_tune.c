@@ -1,6 +1,7 @@
 /* cureduce-tune: times candidate kernels on the GPU in hand and stores the fastest per
- * (operation, input type, output type, size bucket) in the tuning database beside the kernel
- * cache, where every later process on the machine finds them, compiled kernels included. */
+ * (operation, input type, output type, size bucket), or per shape class of the shapes named, in
+ * the tuning database beside the kernel cache, where every later process on the machine finds
+ * them, compiled kernels included. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,12 @@ static void usage(FILE *out) {
         "  --ops LIST          operations, e.g. sum,max\n"
         "  --types LIST        input types, e.g. f32,bf16 (each with every output type it allows)\n"
         "  --min N, --max N    the size range, e.g. 2^8 and 2^30\n"
+        "  --shapes LIST       tune these shapes instead of whole arrays: rows:RxC (R rows of C\n"
+        "                      elements, one result a row; the default layout), columns:RxC (one\n"
+        "                      result a column), segments:SxL (S segments, timed at length L each),\n"
+        "                      e.g. 4096x1024,columns:2^20x64; each choice serves every shape of its\n"
+        "                      class: the same rows bit length and row length (short rows) or its\n"
+        "                      bit length. exact_sum takes no shapes.\n"
         "  --quick             a small candidate space (seconds, for CI images and demos)\n"
         "  --json              print the results as JSON instead of a table\n"
         "  --list              print what the database holds for this GPU, and exit (sizes\n"
@@ -49,10 +56,12 @@ static void usage(FILE *out) {
         out);
 }
 
-enum { max_items = 16 };
+enum { max_items = 16, max_shapes = 64 };
 
 typedef struct options {
   int ops[max_items], op_count, types[max_items], type_count;
+  cureduce_tool_shape shapes[max_shapes];
+  int shape_count;
   size_t min_n, max_n;
   bool quick, json, list, clear, offline;
   int device, arch;
@@ -60,10 +69,11 @@ typedef struct options {
 } options;
 
 static int parse_options(int argc, char **argv, options *o) {
-  enum { OPS = 256, TYPES, MIN, MAX, QUICK, JSON, LIST, CLEAR, EXPORT, IMPORT, DEVICE, OFFLINE, ARCH, EMIT };
+  enum { OPS = 256, TYPES, MIN, MAX, SHAPES, QUICK, JSON, LIST, CLEAR, EXPORT, IMPORT, DEVICE, OFFLINE, ARCH, EMIT };
   static const struct option long_options[] = {
       {"ops", required_argument, NULL, OPS},       {"types", required_argument, NULL, TYPES},
       {"min", required_argument, NULL, MIN},       {"max", required_argument, NULL, MAX},
+      {"shapes", required_argument, NULL, SHAPES},
       {"quick", no_argument, NULL, QUICK},         {"json", no_argument, NULL, JSON},
       {"list", no_argument, NULL, LIST},           {"clear", no_argument, NULL, CLEAR},
       {"export", required_argument, NULL, EXPORT}, {"import", required_argument, NULL, IMPORT},
@@ -88,6 +98,11 @@ static int parse_options(int argc, char **argv, options *o) {
     case MAX:
       ok = cureduce_tool_parse_size(optarg, c == MIN ? &o->min_n : &o->max_n);
       why = c == MIN ? "--min takes a size above 0, e.g. 2^8 or 256" : "--max takes a size above 0, e.g. 2^30";
+      break;
+    case SHAPES:
+      ok = cureduce_tool_parse_shapes(optarg, o->shapes, max_shapes, &o->shape_count);
+      why = "--shapes takes a comma list of RxC, rows:RxC, columns:RxC or segments:SxL, sizes above 0 "
+            "(e.g. 4096x1024 or columns:2^20x64), at most 64";
       break;
     case QUICK: o->quick = true; break;
     case JSON: o->json = true; break;
@@ -148,6 +163,26 @@ static size_t make_jobs(const options *o, cureduce_tune_job *jobs) {
   return count;
 }
 
+/* Every job's op and types on every shape the options name; exact_sum takes no shapes. */
+static size_t make_shape_jobs(const options *o, const cureduce_tune_job *jobs, size_t job_count,
+                              cureduce_tune_shape *shapes) {
+  size_t count = 0;
+  for (size_t j = 0; j < job_count; j++)
+    for (int i = 0; i < o->shape_count && jobs[j].op != CUREDUCE_OP_EXACT_SUM; i++) {
+      const cureduce_tool_shape *named = &o->shapes[i];
+      cureduce_tune_shape *shape = &shapes[count++];
+      *shape = (cureduce_tune_shape){0};
+      if (named->layout == CUREDUCE_LAYOUT_SEGMENTS) {
+        cureduce_problem_init_segments(&shape->problem, jobs[j].op, jobs[j].input, jobs[j].output, named->rows);
+        shape->segment_length = named->cols;
+      } else {
+        cureduce_problem_init_matrix(&shape->problem, (cureduce_layout)named->layout, jobs[j].op, jobs[j].input,
+                                     jobs[j].output, named->rows, named->cols, named->cols);
+      }
+    }
+  return count;
+}
+
 static double seconds_since(const struct timespec *start) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -179,7 +214,15 @@ static void show_progress(void *user, size_t done, size_t total, const char *wha
   }
 }
 
-static int run_offline(const options *o, const cureduce_tune_job *jobs, size_t job_count) {
+/* The work of a run: whole-array jobs, or (--shapes) the jobs' operations and types on shapes. */
+typedef struct tune_work {
+  const cureduce_tune_job *jobs;
+  size_t job_count;
+  cureduce_tune_shape *shapes;
+  size_t shape_count;
+} tune_work;
+
+static int run_offline(const options *o, const tune_work *w) {
   char root[4096];
   if (!cureduce_cache_location(NULL, root, sizeof root)) {
     fprintf(stderr, "cureduce-tune: no cache location: set CUREDUCE_CACHE_DIR\n");
@@ -190,8 +233,13 @@ static int run_offline(const options *o, const cureduce_tune_job *jobs, size_t j
   cureduce_diskcache_open(&disk, root, &logger);
   cureduce_tune_options progress = {.progress = show_progress};
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  int threads = cpus > 0 ? (int)cpus : 1;
+  /* Without a GPU: an H200's SMs, which change only launch fields, not what is compiled. */
   cureduce_status status =
-      cureduce_tune_compile(jobs, job_count, o->quick, o->arch, &disk, &logger, cpus > 0 ? (int)cpus : 1, &progress);
+      w->shape_count ? cureduce_tune_compile_shapes(w->shapes, w->shape_count, o->quick, o->arch, 132, 2048, &disk,
+                                                    &logger, threads, &progress)
+                     : cureduce_tune_compile(w->jobs, w->job_count, o->quick, o->arch, &disk, &logger, threads,
+                                             &progress);
   bool stored = disk.writable;
   cureduce_diskcache_close(&disk);
   if (status != CUREDUCE_STATUS_OK || !stored) {
@@ -199,34 +247,65 @@ static int run_offline(const options *o, const cureduce_tune_job *jobs, size_t j
                                                                           : "the kernel cache could not be written");
     return 1;
   }
-  printf("compiled every kernel the tuner could pick for %zu (operation, type) pairs for sm_%d into %s/kernels\n",
-         job_count, o->arch, root);
+  printf("compiled every kernel the tuner could pick for %zu %s for sm_%d into %s/kernels\n",
+         w->shape_count ? w->shape_count : w->job_count, w->shape_count ? "shapes" : "(operation, type) pairs",
+         o->arch, root);
   return 0;
 }
 
 static double gbps(size_t n, cureduce_dtype type, double us) { return (double)n * cureduce_dtype_size(type) / (us * 1e3); }
 
-/* The records with the size each was measured at, for the options' size range. */
+/* What a record serves: the size its bucket was measured at, for the options' size range; for a
+ * shape class, its layout, the least rows of its bucket, and its row length or the least of its
+ * bucket ("+": and more). */
+static void key_text(const cureduce_tune_record *r, const options *o, char *text, size_t size) {
+  static const char *const layouts[] = {"n", "rows", "columns", "segments"};
+  if (r->layout == CUREDUCE_LAYOUT_CONTIGUOUS) {
+    snprintf(text, size, "%zu", cureduce_tune_bucket_size(r->bucket, o->min_n, o->max_n));
+    return;
+  }
+  unsigned long long least_rows = r->bucket ? 1ull << (r->bucket - 1) : 0;
+  if (r->layout == CUREDUCE_LAYOUT_SEGMENTS) {
+    snprintf(text, size, "segments %llu+", least_rows);
+    return;
+  }
+  char cols[32];
+  unsigned compiled = cureduce_tunedb_class_length(r->cols_class);
+  unsigned bits = (r->cols_class & ~CUREDUCE_COLS_PADDED) - CUREDUCE_COLS_BUCKETED;
+  if (compiled)
+    snprintf(cols, sizeof cols, "%u", compiled);
+  else
+    snprintf(cols, sizeof cols, "%llu+", bits ? 1ull << (bits - 1) : 0);
+  snprintf(text, size, "%s %llu+ x %s%s", layouts[r->layout], least_rows, cols,
+           (r->cols_class & CUREDUCE_COLS_PADDED) ? " padded" : "");
+}
+
+/* The records, each with what it serves; whole-array ones with their bandwidth at that size. */
 static void print_records(const cureduce_tunedb *db, const options *o, bool json) {
   if (json)
     printf("[\n");
   else
-    printf("%-7s %-11s %12s  %-44s %10s %8s %10s %8s\n", "op", "types", "tuned at n", "chosen spec", "us", "GB/s",
+    printf("%-7s %-11s %-26s  %-50s %10s %8s %10s %8s\n", "op", "types", "tuned for", "chosen spec", "us", "GB/s",
            "default", "speedup");
   for (size_t i = 0; i < db->count; i++) {
     const cureduce_tune_record *r = &db->records[i];
-    char spec[CUREDUCE_SPEC_TEXT_MAX], types[24];
+    char spec[CUREDUCE_SPEC_TEXT_MAX], types[24], key[64], rate[16] = "-";
     cureduce_spec_format(&r->spec, spec);
     snprintf(types, sizeof types, "%s->%s", cureduce_dtype_name(r->input), cureduce_dtype_name(r->output));
+    key_text(r, o, key, sizeof key);
     size_t n = cureduce_tune_bucket_size(r->bucket, o->min_n, o->max_n);
+    if (r->layout == CUREDUCE_LAYOUT_CONTIGUOUS)
+      snprintf(rate, sizeof rate, "%.1f", gbps(n, r->input, r->time_us));
     if (json)
-      printf("  {\"op\": \"%s\", \"input\": \"%s\", \"output\": \"%s\", \"bucket\": %u, \"tuned_at_n\": %zu, "
-             "\"spec\": \"%s\", \"us\": %.3f, \"default_us\": %.3f, \"nvrtc\": %u}%s\n",
-             cureduce_op_name(r->op), cureduce_dtype_name(r->input), cureduce_dtype_name(r->output), r->bucket, n, spec,
-             r->time_us, r->default_us, r->nvrtc_version, i + 1 < db->count ? "," : "");
+      printf("  {\"op\": \"%s\", \"input\": \"%s\", \"output\": \"%s\", \"layout\": %u, \"bucket\": %u, "
+             "\"cols_class\": %u, \"tuned_for\": \"%s\", \"spec\": \"%s\", \"us\": %.3f, \"default_us\": %.3f, "
+             "\"nvrtc\": %u}%s\n",
+             cureduce_op_name(r->op), cureduce_dtype_name(r->input), cureduce_dtype_name(r->output), r->layout,
+             r->bucket, r->cols_class, key, spec, r->time_us, r->default_us, r->nvrtc_version,
+             i + 1 < db->count ? "," : "");
     else
-      printf("%-7s %-11s %12zu  %-44s %10.2f %8.1f %10.2f %8.3f\n", cureduce_op_name(r->op), types, n, spec, r->time_us,
-             gbps(n, r->input, r->time_us), r->default_us, r->default_us / r->time_us);
+      printf("%-7s %-11s %-26s  %-50s %10.2f %8s %10.2f %8.3f\n", cureduce_op_name(r->op), types, key, spec,
+             r->time_us, rate, r->default_us, r->default_us / r->time_us);
   }
   if (json)
     printf("]\n");
@@ -288,25 +367,42 @@ static int maintain(const options *o, cureduce_context *context) {
   return 0;
 }
 
-int main(int argc, char **argv) {
-  options o;
-  int bad = parse_options(argc, argv, &o);
-  if (bad)
-    return bad;
-  if (o.emit_source)
-    return cureduce_tool_emit_source("cureduce-tune", o.emit_source);
-  cureduce_tune_job jobs[CUREDUCE_OP_COUNT * CUREDUCE_DTYPE_COUNT * 3];
-  size_t job_count = make_jobs(&o, jobs);
-  if (o.offline)
-    return run_offline(&o, jobs, job_count);
-  if (o.import_file && access(o.import_file, R_OK) != 0) { /* said before the GPU is looked for */
-    fprintf(stderr, "cureduce-tune: cannot read %s: %s\n", o.import_file, strerror(errno));
+/* Tunes the work on the context's GPU and prints what it chose. */
+static int tune(const options *o, const tune_work *w, cureduce_context *context) {
+  tune_clock clock = {.compiled_s = 0};
+  clock_gettime(CLOCK_MONOTONIC, &clock.start);
+  cureduce_tune_options tune_options = {o->min_n, o->max_n, o->quick, show_progress, &clock};
+  cureduce_tunedb results;
+  cureduce_status status =
+      w->shape_count ? cureduce_tune_shapes(context, w->shapes, w->shape_count, &tune_options, &results)
+                     : cureduce_tune_jobs(context, w->jobs, w->job_count, &tune_options, &results);
+  double seconds = seconds_since(&clock.start);
+  if (status != CUREDUCE_STATUS_OK) {
+    fprintf(stderr, "cureduce-tune: %s\n", cureduce_last_error_detail());
     return 1;
   }
-  bool maintenance = o.list || o.clear || o.export_file || o.import_file;
+  print_records(&results, o, o->json);
+  fprintf(o->json ? stderr : stdout,
+          "tuned %zu %s of %zu (operation, types) on %s in %.1f s%s (compiling %.1f s, timing %.1f s); stored in %s\n",
+          results.count, w->shape_count ? "shapes" : "buckets", w->job_count, context->info.name, seconds,
+          o->quick ? " (quick)" : "", clock.compiled_s, seconds - clock.compiled_s,
+          context->tunedb_path[0] ? context->tunedb_path : "memory only");
+  cureduce_tunedb_free(&results);
+  return 0;
+}
+
+/* Offline, maintenance or tuning, as the options say. */
+static int run(const options *o, const tune_work *w) {
+  if (o->offline)
+    return run_offline(o, w);
+  if (o->import_file && access(o->import_file, R_OK) != 0) { /* said before the GPU is looked for */
+    fprintf(stderr, "cureduce-tune: cannot read %s: %s\n", o->import_file, strerror(errno));
+    return 1;
+  }
+  bool maintenance = o->list || o->clear || o->export_file || o->import_file;
   cureduce_settings settings;
   cureduce_default_settings(&settings);
-  settings.device = o.device;
+  settings.device = o->device;
   cureduce_context *context;
   cureduce_status status = cureduce_context_create(&context, &settings);
   if (status != CUREDUCE_STATUS_OK) {
@@ -316,32 +412,36 @@ int main(int argc, char **argv) {
             : maintenance ? "\n(no GPU: the tuning database is named by the GPU, so --list, --clear, --export and "
                             "--import need one)"
                           : "\n(no GPU: --offline --arch sm_XY compiles the kernels without one)");
-    return status == CUREDUCE_STATUS_NO_DRIVER || status == CUREDUCE_STATUS_NO_DEVICE ? 77 : 1;
+    return no_gpu ? 77 : 1;
   }
-  int code;
-  if (maintenance) {
-    code = maintain(&o, context);
-  } else {
-    tune_clock clock = {.compiled_s = 0};
-    clock_gettime(CLOCK_MONOTONIC, &clock.start);
-    cureduce_tune_options tune_options = {o.min_n, o.max_n, o.quick, show_progress, &clock};
-    cureduce_tunedb results;
-    status = cureduce_tune_jobs(context, jobs, job_count, &tune_options, &results);
-    double seconds = seconds_since(&clock.start);
-    if (status == CUREDUCE_STATUS_OK) {
-      print_records(&results, &o, o.json);
-      fprintf(o.json ? stderr : stdout,
-              "tuned %zu buckets of %zu (operation, types) on %s in %.1f s%s (compiling %.1f s, timing %.1f s); "
-              "stored in %s\n",
-              results.count, job_count, context->info.name, seconds, o.quick ? " (quick)" : "", clock.compiled_s,
-              seconds - clock.compiled_s, context->tunedb_path[0] ? context->tunedb_path : "memory only");
-      cureduce_tunedb_free(&results);
-      code = 0;
-    } else {
-      fprintf(stderr, "cureduce-tune: %s\n", cureduce_last_error_detail());
-      code = 1;
+  int code = maintenance ? maintain(o, context) : tune(o, w, context);
+  cureduce_context_destroy(context);
+  return code;
+}
+
+int main(int argc, char **argv) {
+  options o;
+  int bad = parse_options(argc, argv, &o);
+  if (bad)
+    return bad;
+  if (o.emit_source)
+    return cureduce_tool_emit_source("cureduce-tune", o.emit_source);
+  cureduce_tune_job jobs[CUREDUCE_OP_COUNT * CUREDUCE_DTYPE_COUNT * 3];
+  tune_work work = {.jobs = jobs, .job_count = make_jobs(&o, jobs)};
+  if (o.shape_count) {
+    work.shapes = malloc(work.job_count * (size_t)o.shape_count * sizeof *work.shapes);
+    if (!work.shapes) {
+      fprintf(stderr, "cureduce-tune: out of memory\n");
+      return 1;
+    }
+    work.shape_count = make_shape_jobs(&o, jobs, work.job_count, work.shapes);
+    if (!work.shape_count) {
+      fprintf(stderr, "cureduce-tune: no operation named takes shapes (exact_sum does not)\n");
+      free(work.shapes);
+      return 2;
     }
   }
-  cureduce_context_destroy(context);
+  int code = run(&o, &work);
+  free(work.shapes);
   return code;
 }

@@ -37,3 +37,30 @@ bool cureduce_tool_parse_names(const char *text, int (*lookup)(const char *), in
       return false;
   return *count > 0;
 }
+
+/* "rows:4096x1024" and the like, parsed in place (the text is a copy). */
+static bool parse_shape(char *item, cureduce_tool_shape *shape) {
+  static const char *const layouts[] = {"rows:", "columns:", "segments:"};
+  static const int layout_ids[] = {1, 2, 3}; /* CUREDUCE_LAYOUT_ROWS, _COLUMNS, _SEGMENTS */
+  shape->layout = layout_ids[0];
+  for (int l = 0; l < 3; l++)
+    if (strncmp(item, layouts[l], strlen(layouts[l])) == 0) {
+      shape->layout = layout_ids[l];
+      item += strlen(layouts[l]);
+    }
+  char *times = strchr(item, 'x');
+  if (!times)
+    return false;
+  *times = '\0';
+  return cureduce_tool_parse_size(item, &shape->rows) && cureduce_tool_parse_size(times + 1, &shape->cols);
+}
+
+bool cureduce_tool_parse_shapes(const char *text, cureduce_tool_shape *into, int max, int *count) {
+  char copy[4096];
+  snprintf(copy, sizeof copy, "%s", text);
+  *count = 0;
+  for (char *item = strtok(copy, ","); item; item = strtok(NULL, ","))
+    if (*count >= max || !parse_shape(item, &into[(*count)++]))
+      return false;
+  return *count > 0;
+}

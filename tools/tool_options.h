@@ -15,4 +15,15 @@ bool cureduce_tool_parse_size(const char *text, size_t *size);
  * unknown name, an empty list or too many. */
 bool cureduce_tool_parse_names(const char *text, int (*lookup)(const char *), int *into, int max, int *count);
 
+/* One shape of a --shapes list: "[rows:|columns:|segments:]AxB", A rows (or segments) of B
+ * elements each (segments: B their length), each a size as cureduce_tool_parse_size takes it;
+ * rows when no layout is named. layout is a cureduce_layout. */
+typedef struct cureduce_tool_shape {
+  int layout;
+  size_t rows, cols;
+} cureduce_tool_shape;
+
+/* A comma list of shapes, at most max; false on anything else. */
+bool cureduce_tool_parse_shapes(const char *text, cureduce_tool_shape *into, int max, int *count);
+
 #endif
