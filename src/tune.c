@@ -770,3 +770,26 @@ cureduce_status cureduce_tune(cureduce_context *context, cureduce_op op, cureduc
   cureduce_error_clear(); /* a candidate left out or an unwritable database was a warning, not a failure */
   return CUREDUCE_STATUS_OK;
 }
+
+cureduce_status cureduce_tune_problems(cureduce_context *context, const cureduce_problem *problems, size_t count,
+                                       uint64_t segment_length, int quick) {
+  cureduce_error_clear();
+  CUREDUCE_RETURN_ERROR_IF(!problems || count == 0, NULL_POINTER, "no problems to tune");
+  cureduce_tune_shape *shapes = malloc(count * sizeof *shapes);
+  CUREDUCE_RETURN_ERROR_IF(!shapes, OUT_OF_MEMORY, "no memory for %zu shapes", count);
+  for (size_t i = 0; i < count; i++)
+    shapes[i] = (cureduce_tune_shape){
+        problems[i], problems[i].layout == CUREDUCE_LAYOUT_SEGMENTS ? segment_length : 0};
+  cureduce_tune_options options = {.quick = quick != 0};
+  cureduce_tunedb results;
+  cureduce_status status = check_shapes(shapes, count); /* before the context, as plans check */
+  if (status == CUREDUCE_STATUS_OK && !context)
+    status = cureduce_fail(CUREDUCE_STATUS_NULL_POINTER, __FILE__, __LINE__, NULL, "context must not be NULL");
+  if (status == CUREDUCE_STATUS_OK)
+    status = cureduce_tune_shapes(context, shapes, count, &options, &results);
+  free(shapes);
+  CUREDUCE_FORWARD_IF_ERROR(status);
+  cureduce_tunedb_free(&results);
+  cureduce_error_clear(); /* a candidate left out or an unwritable database was a warning, not a failure */
+  return CUREDUCE_STATUS_OK;
+}

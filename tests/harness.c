@@ -56,6 +56,16 @@ int harness_run(Suite *suite, bool needs_gpu) {
   return failed ? 1 : 0;
 }
 
+cureduce_context *harness_context_in(const char *cache_dir, cureduce_tuning tuning) {
+  cureduce_settings settings;
+  cureduce_default_settings(&settings);
+  settings.cache_dir = cache_dir;
+  settings.tuning = tuning;
+  cureduce_context *context;
+  ck_assert_msg(cureduce_context_create(&context, &settings) == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
+  return context;
+}
+
 harness_gpu harness_gpu_open(void) {
   harness_gpu gpu = {0};
   cureduce_status status = cureduce_context_create(&gpu.context, NULL);

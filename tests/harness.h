@@ -27,6 +27,9 @@ typedef struct harness_gpu {
 } harness_gpu;
 harness_gpu harness_gpu_open(void);
 void harness_gpu_close(harness_gpu *gpu);
+/* A context of the device's beside the harness's, its kernel cache and tuning in cache_dir (NULL:
+ * the default's), with the tuning policy given; fails the test if it cannot be made. */
+cureduce_context *harness_context_in(const char *cache_dir, cureduce_tuning tuning);
 /* Device memory helpers that fail the test on any driver error. An upload has reached the
  * device when it returns, so that any stream may read it. */
 CUdeviceptr harness_device_alloc(const harness_gpu *gpu, size_t bytes);

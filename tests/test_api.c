@@ -149,6 +149,20 @@ START_TEST(test_argument_checks) {
             CUREDUCE_STATUS_NULL_POINTER);
   ck_assert(cureduce_release_stream(NULL, NULL) == CUREDUCE_STATUS_NULL_POINTER);
   ck_assert(cureduce_tune(NULL, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 256, 1024, 1) == CUREDUCE_STATUS_NULL_POINTER);
+  /* Shapes to tune: each problem checked before the context, a segments problem needs a length. */
+  cureduce_problem shapes[3];
+  cureduce_problem_init_matrix(&shapes[0], CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 64, 8, 8);
+  cureduce_problem_init_segments(&shapes[1], CUREDUCE_OP_MAX, CUREDUCE_I8, CUREDUCE_I8, 10);
+  cureduce_problem_init(&shapes[2], CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 1000);
+  ck_assert(cureduce_tune_problems(NULL, shapes, 2, 100, 1) == CUREDUCE_STATUS_NULL_POINTER);
+  ck_assert(strstr(cureduce_last_error_detail(), "context must not be NULL"));
+  ck_assert(cureduce_tune_problems(NULL, shapes, 2, 0, 1) == CUREDUCE_STATUS_INVALID_ARGUMENT);
+  ck_assert(strstr(cureduce_last_error_detail(), "segments need a length"));
+  ck_assert(cureduce_tune_problems(NULL, shapes, 3, 100, 1) == CUREDUCE_STATUS_INVALID_ARGUMENT);
+  ck_assert(strstr(cureduce_last_error_detail(), "contiguous"));
+  ck_assert(cureduce_tune_problems(NULL, NULL, 1, 0, 1) == CUREDUCE_STATUS_NULL_POINTER);
+  shapes[0].op = CUREDUCE_OP_EXACT_SUM;
+  ck_assert(cureduce_tune_problems(NULL, shapes, 1, 0, 1) == CUREDUCE_STATUS_UNSUPPORTED);
   ck_assert(cureduce_context_create(NULL, NULL) == CUREDUCE_STATUS_NULL_POINTER);
   cureduce_context_destroy(NULL);
 }

@@ -61,15 +61,6 @@ static cureduce_plan *sum_plan(cureduce_context *context, size_t n, const char *
   return plan;
 }
 
-static cureduce_context *context_with(const char *cache_dir, cureduce_tuning tuning) {
-  cureduce_settings settings;
-  cureduce_default_settings(&settings);
-  settings.cache_dir = cache_dir;
-  settings.tuning = tuning;
-  cureduce_context *context;
-  ck_assert_msg(cureduce_context_create(&context, &settings) == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
-  return context;
-}
 
 /* A context with a cache folder of its own and cached tuning, beside the harness's (for copies). */
 typedef struct tuned_context {
@@ -82,7 +73,7 @@ static tuned_context open_tuned_context(void) {
   tuned_context t = {harness_temporary_folder(), {0}, NULL};
   ck_assert(t.folder);
   t.gpu = harness_gpu_open();
-  t.context = context_with(t.folder, CUREDUCE_TUNING_CACHED);
+  t.context = harness_context_in(t.folder, CUREDUCE_TUNING_CACHED);
   return t;
 }
 
@@ -103,7 +94,7 @@ static void close_tuned_context(tuned_context *t) {
 
 START_TEST(test_describe_pin_and_workspace) {
   harness_gpu gpu = harness_gpu_open();
-  cureduce_context *context = context_with(NULL, CUREDUCE_TUNING_OFF);
+  cureduce_context *context = harness_context_in(NULL, CUREDUCE_TUNING_OFF);
   staged s = stage_f32(&gpu, (1u << 20) + 3);
   CUdeviceptr out = harness_device_alloc(&gpu, 16);
   CUdeviceptr workspace = harness_device_alloc(&gpu, CUREDUCE_WORKSPACE_MAX_BYTES + 64);

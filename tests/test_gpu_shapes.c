@@ -5,9 +5,14 @@
  * aligned and one element off, through
  *   library   the heuristic's plan, executed in the stream's workspace slot;
  *   caller    the same plan in a workspace of the test's own, filled with garbage;
- *   pinned    each family the plan may pick for the layout, pinned in a few configurations
- *             (groups of 1 to 32, compiled and run-time row lengths, one and several splits),
- *             for sum and argmax on the smaller shapes (pin_on);
+ *   pinned    each family pinned in a few configurations (groups of 1 to 32, compiled and
+ *             run-time row lengths, one and several splits), for sum and argmax on the smaller
+ *             shapes (pin_on), and for sums into the accumulator type every spec the tuner may
+ *             pick for the shape (cureduce_shape_tune_space);
+ *   tuned     sums of shapes tuned by cureduce_tune_problems, then plans for other shapes of
+ *             their classes; and argmax tuned on first use, whose first execution tunes (in the
+ *             caller's workspace or the stream's slot, filled with garbage first) and whose plan
+ *             then runs the tuned choice in the workspace it first said it needed;
  * on fresh random data, every result and the guard bytes after them poisoned before each run.
  * Float sums run twice: on data whose sums are exact (a dropped or doubled element shows
  * bitwise), and on data whose sums round, within gamma(depth) sum|x| for a depth that bounds
@@ -20,9 +25,11 @@
 
 #include "harness.h"
 #include "problem.h"
+#include "plan.h"
 #include "shape.h"
 
 static cureduce_dtype tested_type;
+static const harness_gpu *shared_gpu;
 
 enum { poison_byte = 0xA5, guard_bytes = 64 };
 
@@ -95,6 +102,8 @@ typedef enum mode { MODE_LIBRARY, MODE_CALLER, MODE_PINNED } mode;
 
 typedef struct run {
   const harness_gpu *gpu;
+  cureduce_context *context; /* the plan's: the harness's unless a test tunes in a context of its own */
+  cureduce_plan *plan;       /* a plan of the test's to execute, else one made for the run */
   cureduce_problem problem;
   mode mode;
   const char *spec;    /* MODE_PINNED */
@@ -111,8 +120,10 @@ static size_t results_bytes(const cureduce_problem *p) {
 }
 
 static void execute(run *r) {
-  cureduce_plan *plan = NULL;
-  cureduce_status status = cureduce_plan_create(&plan, r->gpu->context, &r->problem, r->spec);
+  cureduce_plan *plan = r->plan;
+  cureduce_status status = CUREDUCE_STATUS_OK;
+  if (!plan)
+    status = cureduce_plan_create(&plan, r->context ? r->context : r->gpu->context, &r->problem, r->spec);
   ck_assert_msg(status == CUREDUCE_STATUS_OK, "plan %s: %s", r->spec ? r->spec : "(heuristic)",
                 cureduce_last_error_detail());
   cureduce_plan_info info;
@@ -134,7 +145,8 @@ static void execute(run *r) {
                                                 NULL)
                : cureduce_plan_execute(plan, in, out, workspace, r->scratch_bytes, NULL);
   ck_assert_msg(status == CUREDUCE_STATUS_OK, "%s: %s", info.spec, cureduce_last_error_detail());
-  cureduce_plan_destroy(plan);
+  if (plan != r->plan)
+    cureduce_plan_destroy(plan);
 }
 
 /* The elements of result i, gathered from host data whose element 0 is the run's input. */
@@ -192,12 +204,18 @@ static void check_run(run *r, const unsigned char *host, const int64_t *begin, c
 
 /* ---- the families, pinned ---------------------------------------------------------------------- */
 
-enum { max_pinned = 12 };
+enum { max_pinned = 10 + CUREDUCE_SHAPE_SPACE_MAX };
 
-/* Variants of the heuristic spec that cover each family of the layout. */
-static int pinned_specs(const cureduce_problem *p, char texts[max_pinned][CUREDUCE_SPEC_TEXT_MAX]) {
+/* Variants of the heuristic spec that cover each family of the layout in configurations the tuner
+ * does not pick; with `space`, first every spec the tuner may pick for the shape on this GPU. */
+static int pinned_specs(const cureduce_problem *p, bool space, char texts[max_pinned][CUREDUCE_SPEC_TEXT_MAX]) {
+  const cureduce_device_info *device = &shared_gpu->context->info;
   cureduce_spec base = cureduce_shape_heuristic(p, 132, 2048), variants[max_pinned];
-  int count = 0;
+  int count = !space ? 0
+                     : (int)cureduce_shape_tune_space(
+                           p, device->sm_count, device->max_threads_per_sm, false,
+                           cureduce_shape_workspace_limit(p, device->sm_count, device->max_threads_per_sm), variants,
+                           CUREDUCE_SHAPE_SPACE_MAX);
   size_t element = cureduce_dtype_size(p->input_type);
   if (p->layout == CUREDUCE_LAYOUT_ROWS || p->layout == CUREDUCE_LAYOUT_SEGMENTS) {
     bool rows = p->layout == CUREDUCE_LAYOUT_ROWS;
@@ -238,7 +256,6 @@ static int pinned_specs(const cureduce_problem *p, char texts[max_pinned][CUREDU
 
 /* ---- the sweeps --------------------------------------------------------------------------------- */
 
-static const harness_gpu *shared_gpu;
 static CUdeviceptr scratch, output_buffer;
 static const size_t scratch_bytes = 64u << 20;
 
@@ -271,7 +288,9 @@ static void check_problem(cureduce_problem problem, CUdeviceptr input, const uns
       if (!pinned)
         continue;
       char texts[max_pinned][CUREDUCE_SPEC_TEXT_MAX];
-      int specs = pinned_specs(&problem, texts);
+      /* The tuner's space: for sums into the accumulator type, where the families' loads, folds and
+       * splits are what differs; the argmax and narrow-output kernels share that code. */
+      int specs = pinned_specs(&problem, problem.op == CUREDUCE_OP_SUM && problem.output_type == accumulator, texts);
       r.mode = MODE_PINNED;
       for (int s = 0; s < specs; s++) {
         r.spec = texts[s];
@@ -378,6 +397,135 @@ START_TEST(test_exact_sum_of_shapes_is_refused) {
 }
 END_TEST
 
+/* ---- tuned shapes ------------------------------------------------------------------------------ */
+
+/* A run of `problem` in `context` on fresh data that rounds (sums of floats) or that the reference
+ * fills for the operation; segments: back to back, lengths from 0 to 1000. */
+static void check_in(cureduce_context *context, cureduce_plan *plan, cureduce_problem problem, mode m) {
+  bool segments = problem.layout == CUREDUCE_LAYOUT_SEGMENTS;
+  size_t element = cureduce_dtype_size(tested_type), count = segments ? 0 : (size_t)cureduce_problem_extent(&problem);
+  int64_t *begin = NULL, *end = NULL;
+  if (segments) {
+    begin = malloc(problem.rows * 8), end = malloc(problem.rows * 8);
+    ck_assert(begin && end);
+    for (uint64_t i = 0; i < problem.rows; i++)
+      begin[i] = (int64_t)count, count += (size_t)cureduce_ref_random_range(0, 1000), end[i] = (int64_t)count;
+  }
+  unsigned char *host = malloc(count * element + 16);
+  ck_assert(host);
+  bool rounding = problem.op == CUREDUCE_OP_SUM && is_float_type(tested_type);
+  if (rounding)
+    cureduce_ref_fill_rounding(tested_type, host, count);
+  else
+    cureduce_ref_fill(problem.op, tested_type, host, count);
+  CUdeviceptr input = harness_device_alloc(shared_gpu, count * element + 16), offsets = 0;
+  harness_upload(shared_gpu, input, host, count * element);
+  if (segments) {
+    offsets = harness_device_alloc(shared_gpu, 2 * problem.rows * 8);
+    harness_upload(shared_gpu, offsets, begin, problem.rows * 8);
+    harness_upload(shared_gpu, offsets + problem.rows * 8, end, problem.rows * 8);
+  }
+  run r = {.gpu = shared_gpu, .context = context, .plan = plan, .problem = problem, .mode = m, .input = input,
+           .begin = offsets, .end = offsets + problem.rows * 8, .output = output_buffer, .scratch = scratch,
+           .scratch_bytes = scratch_bytes};
+  check_run(&r, host, begin, end, rounding);
+  shared_gpu->cu->cuMemFree(input);
+  if (offsets)
+    shared_gpu->cu->cuMemFree(offsets);
+  free(host);
+  free(begin);
+  free(end);
+}
+
+static cureduce_problem problem_of(cureduce_layout layout, cureduce_op op, uint64_t rows, uint64_t cols) {
+  cureduce_problem p;
+  if (layout == CUREDUCE_LAYOUT_SEGMENTS)
+    cureduce_problem_init_segments(&p, op, tested_type, tested_type, rows);
+  else
+    cureduce_problem_init_matrix(&p, layout, op, tested_type, tested_type, rows, cols, cols);
+  return p;
+}
+
+/* Shapes tuned by the tuner (quick), then plans for other shapes of each class: tuned, and right. */
+START_TEST(test_tuned_shapes) {
+  const cureduce_op op = CUREDUCE_OP_SUM;
+  static const struct {
+    cureduce_layout layout;
+    uint64_t rows, cols, other_rows; /* other_rows: a shape of the same class */
+  } tuned[] = {{CUREDUCE_LAYOUT_ROWS, 3000, 7, 2100},   {CUREDUCE_LAYOUT_ROWS, 600, 300, 1000},
+               {CUREDUCE_LAYOUT_ROWS, 40, 70001, 33},   {CUREDUCE_LAYOUT_COLUMNS, 4000, 300, 2500},
+               {CUREDUCE_LAYOUT_SEGMENTS, 2000, 500, 1500}};
+  enum { count = sizeof tuned / sizeof tuned[0] };
+  char *folder = harness_temporary_folder();
+  ck_assert(folder);
+  cureduce_context *context = harness_context_in(folder, CUREDUCE_TUNING_CACHED);
+  cureduce_problem problems[count];
+  for (int i = 0; i < count; i++)
+    problems[i] = problem_of(tuned[i].layout, op, tuned[i].rows, tuned[i].cols);
+  /* The segments are timed at the matrices' row length: 500 elements each. */
+  ck_assert_msg(cureduce_tune_problems(context, problems, count, 500, 1) == CUREDUCE_STATUS_OK, "%s",
+                cureduce_last_error_detail());
+  ck_assert_str_eq(cureduce_last_error_detail(), "");
+  for (int i = 0; i < count; i++) {
+    cureduce_tune_record key = cureduce_tunedb_key(&problems[i]);
+    ck_assert(cureduce_plan_tuned_record(context, &key, NULL));
+    cureduce_problem other = problem_of(tuned[i].layout, op, tuned[i].other_rows, tuned[i].cols);
+    cureduce_tune_record other_key = cureduce_tunedb_key(&other);
+    ck_assert(other_key.bucket == key.bucket && other_key.cols_class == key.cols_class);
+    cureduce_plan *plan;
+    ck_assert(cureduce_plan_create(&plan, context, &other, NULL) == CUREDUCE_STATUS_OK);
+    cureduce_plan_info info;
+    ck_assert(cureduce_plan_describe(plan, &info) == CUREDUCE_STATUS_OK);
+    ck_assert_msg(info.origin == CUREDUCE_PLAN_TUNED, "%s is not tuned", info.spec);
+    check_in(context, plan, other, MODE_LIBRARY);
+    check_in(context, plan, other, MODE_CALLER);
+    cureduce_plan_destroy(plan);
+  }
+  cureduce_context_destroy(context);
+  ck_assert(harness_remove_tree(folder));
+}
+END_TEST
+
+/* Tuning on first use: a plan made untuned tunes at its first execution (in the caller's garbage
+ * workspace or the stream's slot) and gives right results then and after, with the tuned choice
+ * and the workspace it said at first; a later plan of the class is tuned when made. */
+START_TEST(test_tuning_on_first_use) {
+  const cureduce_op op = CUREDUCE_OP_ARGMAX;
+  static const struct {
+    cureduce_layout layout;
+    uint64_t rows, cols;
+    mode first;
+  } shapes[] = {{CUREDUCE_LAYOUT_ROWS, 1000, 37, MODE_LIBRARY},
+                {CUREDUCE_LAYOUT_ROWS, 30, 50000, MODE_CALLER},
+                {CUREDUCE_LAYOUT_COLUMNS, 3000, 200, MODE_CALLER},
+                {CUREDUCE_LAYOUT_SEGMENTS, 3000, 0, MODE_CALLER}};
+  char *folder = harness_temporary_folder();
+  ck_assert(folder);
+  cureduce_context *context = harness_context_in(folder, CUREDUCE_TUNING_ON_FIRST_USE);
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+    cureduce_problem problem = problem_of(shapes[i].layout, op, shapes[i].rows, shapes[i].cols);
+    cureduce_plan *plan;
+    ck_assert(cureduce_plan_create(&plan, context, &problem, NULL) == CUREDUCE_STATUS_OK);
+    cureduce_plan_info before, after;
+    ck_assert(cureduce_plan_describe(plan, &before) == CUREDUCE_STATUS_OK);
+    ck_assert_int_eq(before.origin, CUREDUCE_PLAN_HEURISTIC);
+    check_in(context, plan, problem, shapes[i].first);
+    ck_assert(cureduce_plan_describe(plan, &after) == CUREDUCE_STATUS_OK);
+    ck_assert_msg(after.origin == CUREDUCE_PLAN_TUNED, "%s: not tuned at its first execution", before.spec);
+    ck_assert_uint_eq(after.workspace_bytes, before.workspace_bytes);
+    check_in(context, plan, problem, MODE_LIBRARY);
+    check_in(context, plan, problem, MODE_CALLER);
+    cureduce_plan_destroy(plan);
+    ck_assert(cureduce_plan_create(&plan, context, &problem, NULL) == CUREDUCE_STATUS_OK);
+    ck_assert(cureduce_plan_describe(plan, &after) == CUREDUCE_STATUS_OK);
+    ck_assert_int_eq(after.origin, CUREDUCE_PLAN_TUNED);
+    cureduce_plan_destroy(plan);
+  }
+  cureduce_context_destroy(context);
+  ck_assert(harness_remove_tree(folder));
+}
+END_TEST
+
 static harness_gpu gpu;
 static void open_gpu(void) {
   gpu = harness_gpu_open();
@@ -408,6 +556,8 @@ int main(int argc, char **argv) {
   tcase_add_loop_test(shapes, test_rows_and_columns, 0, CUREDUCE_OP_COUNT);
   tcase_add_loop_test(shapes, test_segments, 0, CUREDUCE_OP_COUNT);
   tcase_add_test(shapes, test_exact_sum_of_shapes_is_refused);
+  tcase_add_test(shapes, test_tuned_shapes);
+  tcase_add_test(shapes, test_tuning_on_first_use);
   suite_add_tcase(suite, shapes);
   return harness_run(suite, true);
 }

@@ -9,3 +9,10 @@ CUREDUCE_CACHE_DIR=$dir "$tune" --offline --arch sm_90 --quick --ops sum,max --t
 count=$(find "$dir/kernels" -name '*.bin' | wc -l)
 echo "$count kernels in the cache"
 [ "$count" -eq 4 ]
+# With --shapes: the shapes' spaces (a family or two each, their groups halved and doubled) land
+# beside them: at least three more kernels for three shapes of three layouts.
+CUREDUCE_CACHE_DIR=$dir "$tune" --offline --arch sm_90 --quick --ops sum --types f32 \
+  --shapes 4096x1024,columns:2^16x64,segments:1000x300
+shaped=$(find "$dir/kernels" -name '*.bin' | wc -l)
+echo "$shaped kernels in the cache with the shapes'"
+[ "$shaped" -ge $((count + 3)) ]

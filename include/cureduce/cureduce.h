@@ -181,7 +181,10 @@ typedef enum cureduce_tuning {
   /* Always the heuristic: results independent of the tuning database. */
   CUREDUCE_TUNING_OFF = 1,
   /* As CACHED, and the first call for an untuned (operation, types, size bucket) tunes it on the
-   * caller's own input: that call waits for its stream and takes some milliseconds. */
+   * caller's own input: that call waits for its stream and takes some milliseconds. A shaped plan
+   * made for an untuned class (see cureduce_tune_problems) tunes it at its first execution outside
+   * a graph capture, on that call's memory, and runs the tuned configuration from then on, within
+   * the workspace cureduce_plan_workspace_size() said. */
   CUREDUCE_TUNING_ON_FIRST_USE = 2
 } cureduce_tuning;
 
@@ -306,7 +309,8 @@ typedef enum cureduce_plan_origin {
  * cureduce_plan_describe() and cureduce-tune --list print); a malformed spec, one that is not a
  * production strategy, or one whose operation, types or layout are not the problem's, is
  * CUREDUCE_STATUS_INVALID_SPEC. Loads or compiles the kernel: may take milliseconds the first time.
- * A plan keeps the configuration it was made with; a later tune reaches only new plans.
+ * A plan keeps the configuration it was made with (a later tune reaches only new plans), except a
+ * shaped plan's tuning on first use (CUREDUCE_TUNING_ON_FIRST_USE).
  */
 CUREDUCE_API cureduce_status cureduce_plan_create(cureduce_plan **plan, cureduce_context *context,
                                                   const cureduce_problem *problem, const char *spec);
@@ -432,6 +436,21 @@ CUREDUCE_API cureduce_status cureduce_reduce_to_host(cureduce_context *context, 
  */
 CUREDUCE_API cureduce_status cureduce_tune(cureduce_context *context, cureduce_op op, cureduce_dtype input_type,
                                            cureduce_dtype output_type, size_t min_n, size_t max_n, int quick);
+
+/*
+ * Tunes shaped problems (rows, columns, segments) as cureduce_tune() tunes sizes: for each, the
+ * candidate configurations of its shape timed on random data of that shape in device memory it
+ * allocates for the purpose (segments: `rows` segments back to back, each segment_length elements
+ * long; matrices: leading dimension as the problem says), the fastest kept, never one slower than
+ * the heuristic by its own re-measurement. A choice serves every problem of its class: the same
+ * operation, types and layout, the same bit length of rows (or segments), and the same row length
+ * where rows are at most 256 bytes (their length is compiled into the kernel) or the same bit
+ * length of it otherwise, padded rows apart from unpadded ones. A tuned plan never needs a
+ * workspace of the caller's where the heuristic's plan needed none. exact_sum takes no shapes.
+ * Synchronizes; takes milliseconds to seconds per problem.
+ */
+CUREDUCE_API cureduce_status cureduce_tune_problems(cureduce_context *context, const cureduce_problem *problems,
+                                                    size_t count, uint64_t segment_length, int quick);
 
 /* Gives back the workspace slot of `stream`, so that another stream may use it. The stream's
  * queued reductions must have finished. Call it before destroying a stream that reduced. */
