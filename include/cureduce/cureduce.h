@@ -11,10 +11,12 @@
  * multi-block reduction without a workspace of its own is given one slot on first use and keeps it
  * until cureduce_release_stream() or cureduce_context_destroy(); each cureduce_reduce_to_host()
  * call holds a result cell while it runs. A plan executed with a caller workspace uses that memory
- * and nothing else (a shaped plan whose workspace is larger than a slot must be given one). Besides these, only cureduce_tune() allocates: its random timing data, freed
- * before it returns. Executing a plan or calling cureduce_reduce() neither allocates nor
- * synchronizes (CUREDUCE_TUNING_ON_FIRST_USE aside: it tunes on the caller's buffers and waits for
- * the stream, once per size bucket). Graph capture: capture cureduce_plan_execute() with a caller
+ * and nothing else (a shaped plan whose workspace is larger than a slot must be given one). Besides
+ * these, only cureduce_tune() and cureduce_tune_problems() allocate: their random timing data (and
+ * for shapes, results, a workspace and offsets), freed before they return. Executing a plan or
+ * calling cureduce_reduce() neither allocates nor synchronizes (CUREDUCE_TUNING_ON_FIRST_USE
+ * aside: it tunes on the caller's buffers and waits for the stream, once per size bucket or shape
+ * class). Graph capture: capture cureduce_plan_execute() with a caller
  * workspace; a call that would use the library's workspace during capture is refused.
  * Calls on different streams run concurrently; calls on one stream are ordered by the stream.
  *
@@ -258,7 +260,8 @@ typedef enum cureduce_layout {
 /*
  * Shaped layouts (rows, columns, segments) reduce every operation but exact_sum (not yet), each
  * result what cureduce_reduce() gives for that row, column or segment alone, argmin and argmax
- * with the index within it. An empty row, column or segment gives the operation's identity:
+ * with the index within it. Their plans take the tuned configuration of their shape class
+ * (cureduce_tune_problems) where there is one. An empty row, column or segment gives the operation's identity:
  * sum 0, prod 1; min the type's largest value (+inf for floats), max its smallest (-inf);
  * argmin and argmax that same value with index -1.
  */

@@ -1,6 +1,6 @@
 /* libFuzzer: tuning databases as read from disk. Whatever the bytes, decoding must not crash,
- * every record it keeps must be a legal spec for its own key, and a database it accepts whole
- * must encode back to the same bytes. */
+ * every record it keeps must be a legal spec for its own key, and a database of the current format
+ * it accepts whole must encode back to the same bytes (a format 1 file encodes as format 2). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,9 +13,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   cureduce_tunedb db = {0};
   cureduce_tunedb_verdict verdict = cureduce_tunedb_decode(gpu, data, size, &db);
   for (size_t i = 0; i < db.count; i++)
-    if (cureduce_spec_validate(&db.records[i].spec) != CUREDUCE_STATUS_OK || db.records[i].spec.op != db.records[i].op)
+    if (cureduce_spec_validate(&db.records[i].spec) != CUREDUCE_STATUS_OK || db.records[i].spec.op != db.records[i].op ||
+        cureduce_strategy_layout((cureduce_strategy)db.records[i].spec.strategy) != db.records[i].layout)
       abort();
-  if (verdict == CUREDUCE_TUNEDB_VALID) {
+  const unsigned char current[4] = {CUREDUCE_TUNEDB_FORMAT, 0, 0, 0};
+  if (verdict == CUREDUCE_TUNEDB_VALID && size >= 12 && memcmp(data + 8, current, 4) == 0) {
     void *again;
     size_t again_size;
     if (!cureduce_tunedb_encode(gpu, &db, &again, &again_size) || again_size != size || memcmp(again, data, size) != 0)
