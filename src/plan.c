@@ -183,14 +183,12 @@ static cureduce_status pin_choice(cureduce_context *context, const cureduce_prob
   return CUREDUCE_STATUS_OK;
 }
 
-/* A shaped spec made ready for the problem: its splits fitted to what the shape may use, its
- * kernel loaded. */
+/* A shaped spec made ready for the problem: its splits fitted to `workspace_limit` bytes of
+ * workspace, its kernel loaded. */
 static cureduce_status load_shaped(cureduce_context *context, const cureduce_problem *problem, cureduce_spec spec,
-                                   cureduce_plan_origin origin, cureduce_shaped_choice *made) {
+                                   cureduce_plan_origin origin, size_t workspace_limit, cureduce_shaped_choice *made) {
   const cureduce_device_info *device = &context->info;
-  spec = cureduce_shape_fit_workspace(
-      spec, problem, device->sm_count,
-      cureduce_shape_workspace_limit(problem, device->sm_count, device->max_threads_per_sm));
+  spec = cureduce_shape_fit_workspace(spec, problem, device->sm_count, workspace_limit);
   cureduce_kernel kernel;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_kcache_get(&context->kernels, &spec, &kernel));
   if (origin == CUREDUCE_PLAN_HEURISTIC)
@@ -220,7 +218,8 @@ static cureduce_status fill_shaped_plan(cureduce_plan *plan, const char *spec) {
         context, problem,
         tuned ? record.spec
               : cureduce_shape_heuristic(problem, context->info.sm_count, context->info.max_threads_per_sm),
-        tuned ? CUREDUCE_PLAN_TUNED : CUREDUCE_PLAN_HEURISTIC, &made));
+        tuned ? CUREDUCE_PLAN_TUNED : CUREDUCE_PLAN_HEURISTIC,
+        cureduce_shape_workspace_limit(problem, context->info.sm_count, context->info.max_threads_per_sm), &made));
     atomic_init(&plan->tune_pending, !tuned && context->tuning == CUREDUCE_TUNING_ON_FIRST_USE);
   }
   plan->choice = made.choice;
@@ -350,12 +349,10 @@ static cureduce_status tune_shaped_on_first_use(const cureduce_plan *plan, cured
   cureduce_shaped_choice *tuned = malloc(sizeof *tuned);
   if (status == CUREDUCE_STATUS_OK && !tuned)
     status = cureduce_fail(CUREDUCE_STATUS_OUT_OF_MEMORY, __FILE__, __LINE__, NULL, "no memory for a plan");
+  /* A record another shape of the class was tuned with may split more than this plan's workspace
+   * holds: fitted to it. */
   if (status == CUREDUCE_STATUS_OK)
-    status = load_shaped(context, &plan->problem, record.spec, CUREDUCE_PLAN_TUNED, tuned);
-  if (status == CUREDUCE_STATUS_OK && tuned->launch.workspace_bytes > plan->workspace_bytes)
-    status = cureduce_fail(CUREDUCE_STATUS_INVALID_SPEC, __FILE__, __LINE__, NULL,
-                           "the tuned configuration of this shape needs %zu bytes of workspace, the plan %zu",
-                           tuned->launch.workspace_bytes, plan->workspace_bytes);
+    status = load_shaped(context, &plan->problem, record.spec, CUREDUCE_PLAN_TUNED, plan->workspace_bytes, tuned);
   if (status != CUREDUCE_STATUS_OK) {
     free(tuned);
     atomic_store(&mutable_plan->tune_pending, true); /* a later execution tries again */
