@@ -252,14 +252,16 @@ static void run_segments(shapes_state *s, cureduce_op op, cureduce_dtype type, s
   run_case(s, &c);
 }
 
-/* Every rows and columns shape of `total` elements (cols = 2^1 ... total), then ragged segments. */
+/* Every rows and columns shape of `total` elements (cols = 2^1 ... total), then ragged segments,
+ * of the layouts the run times. */
 static void run_totals(shapes_state *s, cureduce_op op, cureduce_dtype type, size_t total) {
   for (int layout = CUREDUCE_LAYOUT_ROWS; layout <= CUREDUCE_LAYOUT_COLUMNS; layout++)
-    for (size_t cols = 2; cols <= total; cols *= 2) {
+    for (size_t cols = 2; cols <= total && (s->run->layouts >> layout & 1u); cols *= 2) {
       shape_case c = matrix_case((cureduce_layout)layout, op, type, total / cols, cols);
       run_case(s, &c);
     }
-  run_segments(s, op, type, total);
+  if (s->run->layouts >> CUREDUCE_LAYOUT_SEGMENTS & 1u)
+    run_segments(s, op, type, total);
 }
 
 /* ---- buffers -------------------------------------------------------------------------------------- */

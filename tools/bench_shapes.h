@@ -20,6 +20,7 @@ typedef struct cureduce_shapes_run {
   int op_count, type_count;
   const size_t *totals; /* elements of each shape */
   int total_count;
+  unsigned layouts; /* bit 1 << cureduce_layout for each layout timed */
 } cureduce_shapes_run;
 
 /* Prints the table; 0 when every shape's results matched the host reference. */

@@ -44,6 +44,7 @@ static void usage(FILE *out) {
         "                    each shape's effective GB/s (read + written) and %ceil against the\n"
         "                    slower of the read and the device-to-device copy ceilings of the run\n"
         "                    (default: f32 sum)\n"
+        "  --layouts LIST    with --shapes: which of rows, columns, segments (default all three)\n"
         "  --ops LIST        operations, e.g. sum,max (sum, prod, min, max, argmin, argmax,\n"
         "                    exact_sum: float types only)\n"
         "  --types LIST      input types, e.g. f32,bf16\n"
@@ -89,6 +90,7 @@ typedef struct options {
   int types[max_list], type_count;
   size_t sizes[max_list];
   int size_count;
+  int layouts[max_list], layout_count; /* --shapes: which layouts; none named, all */
 } options;
 
 /* A comma list of sizes. */
@@ -111,7 +113,7 @@ static int parse_options(int argc, char **argv, options *o) {
       {"device", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
       {"data", required_argument, NULL, 'D'},   {"l2", required_argument, NULL, 'L'},
       {"offset", required_argument, NULL, 'O'}, {"shapes", no_argument, NULL, 'S'},
-      {NULL, 0, NULL, 0}};
+      {"layouts", required_argument, NULL, 'Y'}, {NULL, 0, NULL, 0}};
   *o = (options){.reps = 200, .op_count = 0, .type_count = 0, .size_count = 0};
   bool ok = true;
   const char *why = "see --help";
@@ -135,6 +137,10 @@ static int parse_options(int argc, char **argv, options *o) {
       break;
     case 'l': o->ladder = true; break;
     case 'S': o->shapes = true; break;
+    case 'Y':
+      ok = cureduce_tool_parse_names(optarg, cureduce_tool_layout_from_name, o->layouts, max_list, &o->layout_count);
+      why = "--layouts takes a comma list of rows, columns, segments";
+      break;
     case 'c': o->format = FORMAT_CSV; break;
     case 'j': o->format = FORMAT_JSON; break;
     case 'o':
@@ -168,7 +174,9 @@ static int parse_options(int argc, char **argv, options *o) {
   if (ok && o->ladder && o->shapes)
     ok = false, why = "--ladder and --shapes are two different tables: one at a time";
   if (ok && o->shapes && (o->flush_l2 || o->random_data || o->offset))
-    ok = false, why = "--shapes takes --ops, --types, --sizes, --reps and --csv (its data are the exact grid)";
+    ok = false, why = "--shapes takes --ops, --types, --sizes, --layouts, --reps and --csv (its data are the exact grid)";
+  if (ok && o->layout_count && !o->shapes)
+    ok = false, why = "--layouts goes with --shapes";
   if (ok && optind < argc)
     ok = false, why = "arguments other than options";
   if (!ok) {
@@ -672,7 +680,11 @@ static int run_ladder(const options *o, bench *b, bool have_cub) {
 static int run_shapes(const options *o, bench *b, bool have_cub) {
   cureduce_shapes_run run = {b->context, b->cu,       b->stream, b->start,  b->stop,       b->ceiling_gbps,
                              o->reps,    have_cub,    o->format == FORMAT_CSV, o->ops, o->types, o->op_count,
-                             o->type_count, o->sizes, o->size_count};
+                             o->type_count, o->sizes, o->size_count, 0};
+  for (int l = 0; l < o->layout_count; l++)
+    run.layouts |= 1u << o->layouts[l];
+  if (!o->layout_count)
+    run.layouts = 1u << CUREDUCE_LAYOUT_ROWS | 1u << CUREDUCE_LAYOUT_COLUMNS | 1u << CUREDUCE_LAYOUT_SEGMENTS;
   return cureduce_bench_shapes(&run);
 }
 

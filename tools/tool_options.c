@@ -38,18 +38,25 @@ bool cureduce_tool_parse_names(const char *text, int (*lookup)(const char *), in
   return *count > 0;
 }
 
+int cureduce_tool_layout_from_name(const char *name) {
+  static const char *const names[] = {"rows", "columns", "segments"}; /* CUREDUCE_LAYOUT_ROWS, ... */
+  for (int l = 0; l < 3; l++)
+    if (strcmp(name, names[l]) == 0)
+      return l + 1;
+  return -1;
+}
+
 /* "rows:4096x1024" and the like, parsed in place (the text is a copy). */
 static bool parse_shape(char *item, cureduce_tool_shape *shape) {
-  static const char *const layouts[] = {"rows:", "columns:", "segments:"};
-  static const int layout_ids[] = {1, 2, 3}; /* CUREDUCE_LAYOUT_ROWS, _COLUMNS, _SEGMENTS */
-  shape->layout = layout_ids[0];
-  for (int l = 0; l < 3; l++)
-    if (strncmp(item, layouts[l], strlen(layouts[l])) == 0) {
-      shape->layout = layout_ids[l];
-      item += strlen(layouts[l]);
-    }
+  shape->layout = 1; /* rows unless a layout is named */
+  char *colon = strchr(item, ':');
+  if (colon) {
+    *colon = '\0';
+    shape->layout = cureduce_tool_layout_from_name(item);
+    item = colon + 1;
+  }
   char *times = strchr(item, 'x');
-  if (!times)
+  if (!times || shape->layout < 0)
     return false;
   *times = '\0';
   return cureduce_tool_parse_size(item, &shape->rows) && cureduce_tool_parse_size(times + 1, &shape->cols);

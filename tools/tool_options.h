@@ -15,6 +15,9 @@ bool cureduce_tool_parse_size(const char *text, size_t *size);
  * unknown name, an empty list or too many. */
 bool cureduce_tool_parse_names(const char *text, int (*lookup)(const char *), int *into, int max, int *count);
 
+/* "rows", "columns" or "segments" -> its cureduce_layout; -1 for anything else. */
+int cureduce_tool_layout_from_name(const char *name);
+
 /* One shape of a --shapes list: "[rows:|columns:|segments:]AxB", A rows (or segments) of B
  * elements each (segments: B their length), each a size as cureduce_tool_parse_size takes it;
  * rows when no layout is named. layout is a cureduce_layout. */
