@@ -380,12 +380,7 @@ END_TEST
 START_TEST(test_tuning_on_first_use) {
   char *folder = harness_temporary_folder();
   ck_assert(folder);
-  cureduce_settings settings;
-  cureduce_default_settings(&settings);
-  settings.cache_dir = folder;
-  settings.tuning = CUREDUCE_TUNING_ON_FIRST_USE;
-  cureduce_context *context;
-  ck_assert_msg(cureduce_context_create(&context, &settings) == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
+  cureduce_context *context = harness_context_in(folder, CUREDUCE_TUNING_ON_FIRST_USE);
   harness_gpu gpu = harness_gpu_open(); /* for allocations and copies */
   const size_t sizes[] = {70001, 3000017};
   /* A heuristic choice made first (as before a graph capture) does not stop the tuning. */
@@ -411,9 +406,7 @@ START_TEST(test_tuning_on_first_use) {
     free(host);
   }
   /* The choices reached the database: a new context with cached tuning finds both. */
-  cureduce_context *later;
-  settings.tuning = CUREDUCE_TUNING_CACHED;
-  ck_assert(cureduce_context_create(&later, &settings) == CUREDUCE_STATUS_OK);
+  cureduce_context *later = harness_context_in(folder, CUREDUCE_TUNING_CACHED);
   for (int s = 0; s < 2; s++)
     ck_assert_msg(cureduce_plan_is_tuned(later, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, sizes[s]),
                   "bucket of %zu not stored", sizes[s]);
