@@ -266,15 +266,14 @@ static void neighbours(const cureduce_spec *spec, int max_threads_per_sm, bool q
   }
 }
 
-/* Whether a candidate may join the space: a legal production spec for the problem, whose column
- * tiles leave a power of two of rows down the block, within the workspace limit, not yet in it. */
+/* Whether a candidate may join the space: a legal production spec for the problem (which keeps a
+ * tile's threads within its block), within the workspace limit, not yet in it. */
 static bool admissible(const cureduce_spec *spec, const cureduce_problem *problem, int sm_count,
                        size_t workspace_limit, const cureduce_spec *kept, size_t count) {
   bool legal = cureduce_spec_validate_production(spec) == CUREDUCE_STATUS_OK &&
                cureduce_shape_check_spec(spec, problem) == CUREDUCE_STATUS_OK;
   cureduce_error_clear(); /* a refused neighbour is no failure of the call that asked */
-  if (!legal || (spec->strategy == CUREDUCE_STRATEGY_COLUMN_TILES && spec->block < spec->group) ||
-      cureduce_shape_geometry(spec, problem, sm_count).workspace_bytes > workspace_limit)
+  if (!legal || cureduce_shape_geometry(spec, problem, sm_count).workspace_bytes > workspace_limit)
     return false;
   for (size_t i = 0; i < count; i++)
     if (cureduce_spec_equal(&kept[i], spec))

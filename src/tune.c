@@ -538,6 +538,14 @@ static cureduce_status check_jobs(const cureduce_tune_job *jobs, size_t job_coun
   return CUREDUCE_STATUS_OK;
 }
 
+/* A candidate that does not compile is left out when it is timed (logged there); only the default
+ * failing stops a bucket or shape. So a failed compile step is a warning. */
+static void warn_if_compile_failed(cureduce_context *context, cureduce_status compiled) {
+  if (compiled != CUREDUCE_STATUS_OK)
+    cureduce_log(&context->logger, CUREDUCE_LOG_WARN, "%s; those candidates are left out",
+                 cureduce_last_error_detail());
+}
+
 /* The tuner's own stream and events, entered into the context (close_bench leaves it). */
 static cureduce_status open_bench(cureduce_context *context, bench_state *b, bool *pushed) {
   *b = (bench_state){.context = context};
@@ -546,7 +554,8 @@ static cureduce_status open_bench(cureduce_context *context, bench_state *b, boo
   return create_marks(b);
 }
 
-/* Waits for the tuner's stream, gives back its slot, and frees what it allocated. */
+/* Waits for the tuner's stream, gives back its slot, and frees the data and results a whole-array
+ * tune allocated (a shape's are freed by tune_one_shape). */
 static void close_bench(bench_state *b, bool pushed) {
   const cureduce_driver *cu = b->context->driver;
   if (b->stream) {
@@ -555,7 +564,7 @@ static void close_bench(bench_state *b, bool pushed) {
     cu->cuStreamDestroy(b->stream);
   }
   destroy_marks(b);
-  CUdeviceptr owned[] = {b->input, b->output, b->begin};
+  CUdeviceptr owned[] = {b->input, b->output};
   for (size_t i = 0; i < COUNT(owned); i++)
     if (owned[i])
       cu->cuMemFree(owned[i]);
@@ -575,12 +584,8 @@ cureduce_status cureduce_tune_jobs(cureduce_context *context, const cureduce_tun
                                    const cureduce_tune_options *options, cureduce_tunedb *results) {
   CUREDUCE_FORWARD_IF_ERROR(check_jobs(jobs, job_count, options));
   *results = (cureduce_tunedb){0};
-  /* A candidate that does not compile is left out when it is timed (logged there); only the
-   * default failing stops a bucket. */
-  if (cureduce_tune_compile(jobs, job_count, options->quick, context->info.arch, &context->disk, &context->logger, 16,
-                            options) != CUREDUCE_STATUS_OK)
-    cureduce_log(&context->logger, CUREDUCE_LOG_WARN, "%s; those candidates are left out",
-                 cureduce_last_error_detail());
+  warn_if_compile_failed(context, cureduce_tune_compile(jobs, job_count, options->quick, context->info.arch,
+                                                       &context->disk, &context->logger, 16, options));
   size_t element = 1;
   for (size_t j = 0; j < job_count; j++) {
     size_t size = cureduce_dtype_size(jobs[j].input);
@@ -689,11 +694,9 @@ cureduce_status cureduce_tune_shapes(cureduce_context *context, const cureduce_t
   CUREDUCE_FORWARD_IF_ERROR(check_shapes(shapes, shape_count));
   *results = (cureduce_tunedb){0};
   const cureduce_device_info *device = &context->info;
-  if (cureduce_tune_compile_shapes(shapes, shape_count, options->quick, device->arch, device->sm_count,
-                                   device->max_threads_per_sm, &context->disk, &context->logger, 16,
-                                   options) != CUREDUCE_STATUS_OK)
-    cureduce_log(&context->logger, CUREDUCE_LOG_WARN, "%s; those candidates are left out",
-                 cureduce_last_error_detail());
+  warn_if_compile_failed(context, cureduce_tune_compile_shapes(shapes, shape_count, options->quick, device->arch,
+                                                              device->sm_count, device->max_threads_per_sm,
+                                                              &context->disk, &context->logger, 16, options));
   bool pushed;
   bench_state b;
   cureduce_status status = open_bench(context, &b, &pushed);
