@@ -1,8 +1,9 @@
 // Element types, accumulators and the algebra of each operation, shared by every strategy.
 //
 // Compiled only by NVRTC, after a prelude that the host writes for one kernel specification:
-//   CUREDUCE_OP_*, CUREDUCE_DTYPE_*   the ids of the public header's enums
-//   CUREDUCE_OP, CUREDUCE_INPUT, CUREDUCE_OUTPUT   this kernel's operation and types
+//   CUREDUCE_OP_*, CUREDUCE_DTYPE_*, CUREDUCE_TRANSFORM_*   the ids of the public header's enums
+//   CUREDUCE_OP, CUREDUCE_INPUT, CUREDUCE_OUTPUT, CUREDUCE_TRANSFORM   this kernel's operation,
+//                                                    types and the map before the operation
 //   CUREDUCE_BLOCK, CUREDUCE_UNROLL, CUREDUCE_VECTOR_BYTES   its shape
 // No header is included: the kernel must compile with nothing but NVRTC's built-ins.
 
@@ -346,8 +347,52 @@ template <int IN, bool IS_MAX> struct arg_reduction {
 template <int IN> struct reduction<CUREDUCE_OP_ARGMIN, IN> : arg_reduction<IN, false> {};
 template <int IN> struct reduction<CUREDUCE_OP_ARGMAX, IN> : arg_reduction<IN, true> {};
 
+// ---- Transforms -------------------------------------------------------------------------------
+// A map from an input element to the value the operation reduces, of the type `mapped`. abs clears
+// the sign bit, exact in the input type, so the operation's keys and vector paths stay as they are
+// (map_vector clears a whole vector's sign bits at once); square and nonzero compute in the float
+// accumulator type and give f32/f64 and u8 values.
+template <int T, int IN> struct transform {  // none
+  static const int mapped = IN;
+  static __device__ __forceinline__ typename element<IN>::storage apply(typename element<IN>::storage s) { return s; }
+};
+__device__ __forceinline__ unsigned short clear_sign(unsigned short s) { return s & 0x7fff; }
+__device__ __forceinline__ float clear_sign(float s) { return __int_as_float(__float_as_int(s) & 0x7fffffff); }
+__device__ __forceinline__ double clear_sign(double s) {
+  return __longlong_as_double(__double_as_longlong(s) & 0x7fffffffffffffffLL);
+}
+template <int IN> struct transform<CUREDUCE_TRANSFORM_ABS, IN> {
+  static const int mapped = IN;
+  static __device__ __forceinline__ typename element<IN>::storage apply(typename element<IN>::storage s) {
+    return clear_sign(s);
+  }
+};
+template <int IN> struct transform<CUREDUCE_TRANSFORM_SQUARE, IN> {
+  static const int mapped = IN == CUREDUCE_DTYPE_F64 ? CUREDUCE_DTYPE_F64 : CUREDUCE_DTYPE_F32;
+  static __device__ __forceinline__ typename element<mapped>::storage apply(typename element<IN>::storage s) {
+    const typename element<mapped>::value v = element<IN>::to_value(s);
+    return v * v;
+  }
+};
+template <int IN> struct transform<CUREDUCE_TRANSFORM_NONZERO, IN> {
+  static const int mapped = CUREDUCE_DTYPE_U8;
+  static __device__ __forceinline__ unsigned char apply(typename element<IN>::storage s) {
+    return element<IN>::to_value(s) != 0;  // a NaN is not zero
+  }
+};
+
+typedef transform<CUREDUCE_TRANSFORM, CUREDUCE_INPUT> map;
+
+// The operation on mapped values, lifting input elements through the map.
+template <int OP> struct mapped_reduction : reduction<OP, map::mapped> {
+  typedef reduction<OP, map::mapped> base;
+  static __device__ __forceinline__ typename base::acc lift(typename element<CUREDUCE_INPUT>::storage s, u64 index) {
+    return base::lift(map::apply(s), index);
+  }
+};
+
 // ---- This kernel's choices --------------------------------------------------------------------
-typedef reduction<CUREDUCE_OP, CUREDUCE_INPUT> op;
+typedef mapped_reduction<CUREDUCE_OP> op;
 typedef op::acc acc_t;
 typedef element<CUREDUCE_INPUT>::storage input_t;
 
@@ -444,17 +489,23 @@ union unpacked {
 // order, so the result has the same bits.
 #define CUREDUCE_BYTE_SUM                                                                          \
   (CUREDUCE_OP == CUREDUCE_OP_SUM && CUREDUCE_VECTOR_BYTES % 4 == 0 &&                             \
-   (CUREDUCE_INPUT == CUREDUCE_DTYPE_I8 || CUREDUCE_INPUT == CUREDUCE_DTYPE_U8))
+   (CUREDUCE_INPUT == CUREDUCE_DTYPE_I8 || CUREDUCE_INPUT == CUREDUCE_DTYPE_U8) &&                 \
+   CUREDUCE_TRANSFORM == CUREDUCE_TRANSFORM_NONE)
 
-#define CUREDUCE_ARG_BY_VECTOR \
-  ((CUREDUCE_OP == CUREDUCE_OP_ARGMIN || CUREDUCE_OP == CUREDUCE_OP_ARGMAX) && CUREDUCE_VECTOR_BYTES % 4 == 0)
+// The keyed paths read keys of the input type: a transform that keeps the type (abs) maps whole
+// vectors first (map_vector); the others take the element-by-element path.
+#define CUREDUCE_KEEPS_TYPE (CUREDUCE_TRANSFORM == CUREDUCE_TRANSFORM_NONE || CUREDUCE_TRANSFORM == CUREDUCE_TRANSFORM_ABS)
+#define CUREDUCE_ARG_BY_VECTOR                                                                       \
+  ((CUREDUCE_OP == CUREDUCE_OP_ARGMIN || CUREDUCE_OP == CUREDUCE_OP_ARGMAX) && CUREDUCE_VECTOR_BYTES % 4 == 0 && \
+   CUREDUCE_KEEPS_TYPE)
 // min and max of 8- and 16-bit types take the same keyed path, without the index: element by
 // element, the byte extractions and conversions cost more than the read allows (i8 min and max
 // of 2^28 elements took 72.4 us back to back on an H200, the dp4a sum 65.3 us).
 #define CUREDUCE_EXTREME_BY_VECTOR                                                                 \
   ((CUREDUCE_OP == CUREDUCE_OP_MIN || CUREDUCE_OP == CUREDUCE_OP_MAX) && CUREDUCE_VECTOR_BYTES % 4 == 0 && \
    (CUREDUCE_INPUT == CUREDUCE_DTYPE_I8 || CUREDUCE_INPUT == CUREDUCE_DTYPE_U8 ||                  \
-    CUREDUCE_INPUT == CUREDUCE_DTYPE_F16 || CUREDUCE_INPUT == CUREDUCE_DTYPE_BF16))
+    CUREDUCE_INPUT == CUREDUCE_DTYPE_F16 || CUREDUCE_INPUT == CUREDUCE_DTYPE_BF16) &&              \
+   CUREDUCE_KEEPS_TYPE)
 #define CUREDUCE_KEYED_BY_VECTOR (CUREDUCE_ARG_BY_VECTOR || CUREDUCE_EXTREME_BY_VECTOR)
 
 #if CUREDUCE_BYTE_SUM
@@ -494,6 +545,21 @@ union vector_words {
   vector_t raw;
   unsigned word[CUREDUCE_VECTOR_BYTES / 4];
 };
+
+// The map on a whole vector, for the transforms that keep the type: abs clears every element's
+// sign bit (an f64's is in its upper word).
+__device__ __forceinline__ vector_t map_vector(vector_t raw) {
+#if CUREDUCE_TRANSFORM == CUREDUCE_TRANSFORM_ABS
+  vector_words v;
+  v.raw = raw;
+#pragma unroll
+  for (int i = 0; i < CUREDUCE_VECTOR_BYTES / 4; i++)
+    v.word[i] &= sizeof(input_t) == 2 ? 0x7fff7fffu : sizeof(input_t) == 8 && i % 2 == 0 ? 0xffffffffu : 0x7fffffffu;
+  return v.raw;
+#else
+  return raw;
+#endif
+}
 
 // Each vector_keys gives lanes_t (a vector's largest keys, packed where the type allows),
 // best() of one vector, merge() of two, key_of() the largest key of a lanes_t, and first(key):
@@ -615,11 +681,11 @@ typedef vector_keys<(int)sizeof(input_t), order_key<CUREDUCE_INPUT> > keyed_vect
 template <int COUNT>
 __device__ __forceinline__ acc_t fold_vectors(acc_t acc, const vector_t *loaded, u64 first_index, u64 stride) {
   keyed_vector keys[COUNT];
-  keys[0].of(loaded[0]);
+  keys[0].of(map_vector(loaded[0]));
   typename keyed_vector::lanes_t lanes = keys[0].best();
 #pragma unroll
   for (int c = 1; c < COUNT; c++) {
-    keys[c].of(loaded[c]);
+    keys[c].of(map_vector(loaded[c]));
     lanes = keyed_vector::merge(lanes, keys[c].best());
   }
   const arg_key_t largest = keyed_vector::key_of(lanes);

@@ -6,6 +6,8 @@
 static const char *const op_names[CUREDUCE_OP_COUNT] = {"sum",    "prod",   "min",      "max",
                                                         "argmin", "argmax", "exact_sum"};
 
+static const char *const transform_names[CUREDUCE_TRANSFORM_COUNT] = {"none", "abs", "square", "nonzero"};
+
 static const struct {
   const char *name;
   size_t size;
@@ -25,6 +27,27 @@ bool cureduce_op_is_arg(cureduce_op op) { return op == CUREDUCE_OP_ARGMIN || op 
 bool cureduce_dtype_is_float(cureduce_dtype dtype) { return dtype_table[dtype].is_float; }
 
 const char *cureduce_op_name(cureduce_op op) { return cureduce_op_is_valid(op) ? op_names[op] : NULL; }
+
+bool cureduce_transform_is_valid(int transform) { return transform >= 0 && transform < CUREDUCE_TRANSFORM_COUNT; }
+
+const char *cureduce_transform_name(cureduce_transform transform) {
+  return cureduce_transform_is_valid(transform) ? transform_names[transform] : NULL;
+}
+
+int cureduce_transform_from_name(const char *name) {
+  for (int transform = 0; transform < CUREDUCE_TRANSFORM_COUNT; transform++)
+    if (strcmp(name, transform_names[transform]) == 0)
+      return transform;
+  return -1;
+}
+
+cureduce_dtype cureduce_mapped_type(cureduce_transform transform, cureduce_dtype input) {
+  switch (transform) {
+  case CUREDUCE_TRANSFORM_SQUARE: return input == CUREDUCE_F64 ? CUREDUCE_F64 : CUREDUCE_F32;
+  case CUREDUCE_TRANSFORM_NONZERO: return CUREDUCE_U8;
+  default: return input; /* none, and abs: exact in the input type */
+  }
+}
 
 const char *cureduce_dtype_name(cureduce_dtype dtype) {
   return cureduce_dtype_is_valid(dtype) ? dtype_table[dtype].name : NULL;
@@ -96,6 +119,27 @@ cureduce_status cureduce_check_types(cureduce_op op, cureduce_dtype input, cured
                            "%s of %s may give %s or %s, not %s", op_names[op],
                            dtype_table[input].name, dtype_table[input].name,
                            dtype_table[accumulator].name,
+                           cureduce_dtype_is_valid(output) ? dtype_table[output].name : "an unknown type");
+  return CUREDUCE_STATUS_OK;
+}
+
+cureduce_status cureduce_check_transform_types(cureduce_op op, cureduce_transform transform, cureduce_dtype input,
+                                               cureduce_dtype output) {
+  CUREDUCE_RETURN_ERROR_IF(!cureduce_transform_is_valid(transform), UNSUPPORTED,
+                           "transform %d is not a cureduce_transform this version knows", (int)transform);
+  if (transform == CUREDUCE_TRANSFORM_NONE)
+    return cureduce_check_types(op, input, output);
+  CUREDUCE_RETURN_ERROR_IF(!cureduce_op_is_valid(op) || !cureduce_dtype_is_valid(input), UNSUPPORTED,
+                           "unknown operation %d or input type %d", (int)op, (int)input);
+  CUREDUCE_RETURN_ERROR_IF(!dtype_table[input].is_float, UNSUPPORTED,
+                           "transforms take float inputs (f16, bf16, f32, f64), not %s", dtype_table[input].name);
+  CUREDUCE_RETURN_ERROR_IF(op == CUREDUCE_OP_EXACT_SUM, UNSUPPORTED, "exact_sum takes no transform (%s)",
+                           transform_names[transform]);
+  cureduce_dtype accumulator;
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_accumulator_type(op, cureduce_mapped_type(transform, input), &accumulator));
+  CUREDUCE_RETURN_ERROR_IF(output != input && output != accumulator, UNSUPPORTED,
+                           "%s of %s(%s) may give %s or %s, not %s", op_names[op], transform_names[transform],
+                           dtype_table[input].name, dtype_table[input].name, dtype_table[accumulator].name,
                            cureduce_dtype_is_valid(output) ? dtype_table[output].name : "an unknown type");
   return CUREDUCE_STATUS_OK;
 }

@@ -1,5 +1,5 @@
-/* What the library knows of each operation and element type: names, sizes, and which
- * (operation, input, output) triples it reduces. */
+/* What the library knows of each operation, element type and transform: names, sizes, and which
+ * (operation, transform, input, output) it reduces. */
 #ifndef CUREDUCE_DTYPE_H
 #define CUREDUCE_DTYPE_H
 
@@ -21,8 +21,13 @@ bool cureduce_is_exact_partial(cureduce_op op, cureduce_dtype output);
 size_t cureduce_result_size(cureduce_op op, cureduce_dtype output);
 /* Alignment the output pointer needs. */
 size_t cureduce_result_alignment(cureduce_op op, cureduce_dtype output);
-/* Index of the name in the op or dtype table, or -1. */
+bool cureduce_transform_is_valid(int transform);
+/* The type a transform's map gives (cureduce_transform): the input type for none and abs, f32 or
+ * f64 for square, u8 for nonzero. The operation reduces values of this type. */
+cureduce_dtype cureduce_mapped_type(cureduce_transform transform, cureduce_dtype input);
+/* Index of the name in the op, dtype or transform table, or -1. */
 int cureduce_op_from_name(const char *name);
 int cureduce_dtype_from_name(const char *name);
+int cureduce_transform_from_name(const char *name);
 
 #endif

@@ -48,13 +48,13 @@ size_t cureduce_single_pass_workspace_bytes(const cureduce_spec *spec, unsigned 
   if (grid <= 1)
     return 0;
   size_t partials = one_accumulator(spec) ? 1 : grid;
-  return partials_offset(spec) + partials * cureduce_accumulator_bytes(spec->op, spec->input);
+  return partials_offset(spec) + partials * cureduce_accumulator_bytes(spec->op, spec->transform, spec->input);
 }
 
 size_t cureduce_workspace_armed_bytes(const cureduce_spec *spec) {
   if (!one_accumulator(spec))
     return 4; /* the ticket */
-  return partials_offset(spec) + cureduce_accumulator_bytes(spec->op, spec->input); /* and the accumulator */
+  return partials_offset(spec) + cureduce_accumulator_bytes(spec->op, spec->transform, spec->input); /* and the accumulator */
 }
 
 cureduce_status cureduce_launch_kernel(const cureduce_driver *driver, CUfunction function, unsigned grid, unsigned block,

@@ -16,7 +16,7 @@ typedef struct classic_layout {
 } classic_layout;
 
 static classic_layout classic_layout_for(const cureduce_spec *spec, int sm_count, size_t n) {
-  size_t accumulator = cureduce_accumulator_bytes(spec->op, spec->input);
+  size_t accumulator = cureduce_accumulator_bytes(spec->op, spec->transform, spec->input);
   size_t first = cureduce_grid_for(spec, sm_count, n, true), second = cureduce_grid_for(spec, sm_count, first, false);
   classic_layout layout = {{0, align16(first * accumulator)}, 0, 0};
   layout.work = layout.buffers[1] + align16(second * accumulator);

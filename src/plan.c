@@ -17,10 +17,12 @@
 static cureduce_spec choose_spec(cureduce_context *context, const cureduce_plancache_key *key,
                                  cureduce_plan_origin *origin, unsigned *generation) {
   cureduce_spec spec = cureduce_spec_heuristic(key->op, key->input, key->output, context->info.max_threads_per_sm);
+  spec.transform = (uint8_t)key->transform;
   *origin = CUREDUCE_PLAN_HEURISTIC;
   pthread_mutex_lock(&context->tuned_lock);
   *generation = atomic_load(&context->plans.generation);
   cureduce_tune_record wanted = cureduce_tunedb_contiguous_key(key->op, key->input, key->output, key->bucket);
+  wanted.transform = (uint8_t)key->transform;
   const cureduce_tune_record *record =
       context->tuning == CUREDUCE_TUNING_OFF ? NULL : cureduce_tunedb_find(&context->tuned, &wanted);
   if (record) {
@@ -172,8 +174,9 @@ static cureduce_status pin_choice(cureduce_context *context, const cureduce_prob
   CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_parse(text, &spec));
   CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate_production(&spec));
   CUREDUCE_RETURN_ERROR_IF(spec.op != problem->op || spec.input != problem->input_type ||
-                               spec.output != problem->output_type,
-                           INVALID_SPEC, "spec '%s' is not for %s of %s to %s", text, cureduce_op_name(problem->op),
+                               spec.output != problem->output_type || spec.transform != problem->transform,
+                           INVALID_SPEC, "spec '%s' is not for %s of %s(%s) to %s", text,
+                           cureduce_op_name(problem->op), cureduce_transform_name(problem->transform),
                            cureduce_dtype_name(problem->input_type), cureduce_dtype_name(problem->output_type));
   CUREDUCE_RETURN_ERROR_IF(cureduce_strategy_layout((cureduce_strategy)spec.strategy) != problem->layout, INVALID_SPEC,
                            "spec '%s' is not for this problem's layout", text);
@@ -229,21 +232,36 @@ static cureduce_status fill_shaped_plan(cureduce_plan *plan, const char *spec) {
   return CUREDUCE_STATUS_OK;
 }
 
+/* A contiguous problem's choice: the shortcut's shared one, or for a transformed problem (which
+ * the shortcut never has) one made for it alone. */
+static cureduce_status contiguous_choice(cureduce_context *context, const cureduce_problem *problem,
+                                         cureduce_choice *choice) {
+  cureduce_plancache_key key = {problem->op, problem->input_type, problem->output_type,
+                                cureduce_size_bucket((size_t)problem->n), problem->transform};
+  if (problem->transform == CUREDUCE_TRANSFORM_NONE) {
+    const cureduce_choice *shared;
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_choice(context, &key, &shared));
+    *choice = *shared;
+  } else {
+    cureduce_choice *made;
+    unsigned generation;
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_make_choice(context, &key, &made, &generation));
+    *choice = *made;
+    free(made);
+  }
+  choice->next = NULL;
+  return CUREDUCE_STATUS_OK;
+}
+
 static cureduce_status fill_plan(cureduce_plan *plan, const char *spec) {
   cureduce_context *context = plan->context;
   const cureduce_problem *problem = &plan->problem;
   if (cureduce_problem_is_shaped(problem))
     return fill_shaped_plan(plan, spec);
-  if (spec) {
+  if (spec)
     CUREDUCE_FORWARD_IF_ERROR(pin_choice(context, problem, spec, &plan->choice));
-  } else {
-    cureduce_plancache_key key = {problem->op, problem->input_type, problem->output_type,
-                                  cureduce_size_bucket((size_t)problem->n)};
-    const cureduce_choice *shared;
-    CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_choice(context, &key, &shared));
-    plan->choice = *shared;
-    plan->choice.next = NULL;
-  }
+  else
+    CUREDUCE_FORWARD_IF_ERROR(contiguous_choice(context, problem, &plan->choice));
   plan->grid = cureduce_grid_for(&plan->choice.spec, context->info.sm_count, (size_t)problem->n, true);
   plan->workspace_bytes = cureduce_single_pass_workspace_bytes(&plan->choice.spec, plan->grid);
   return CUREDUCE_STATUS_OK;
@@ -464,10 +482,8 @@ cureduce_status cureduce_precompile(cureduce_context *context, const cureduce_pr
       status = fill_shaped_plan(&shaped, NULL);
       continue;
     }
-    cureduce_plancache_key key = {problems[i].op, problems[i].input_type, problems[i].output_type,
-                                  cureduce_size_bucket((size_t)problems[i].n)};
-    const cureduce_choice *choice;
-    status = cureduce_plan_choice(context, &key, &choice);
+    cureduce_choice choice;
+    status = contiguous_choice(context, &problems[i], &choice);
   }
   cureduce_context_leave(context, pushed);
   return status;

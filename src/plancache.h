@@ -28,10 +28,13 @@ typedef struct cureduce_plancache {
   atomic_uint generation;
 } cureduce_plancache;
 
+/* The cache holds untransformed keys only (the shortcut's): plans of a transformed problem make
+ * their choice each time (plan.c). */
 typedef struct cureduce_plancache_key {
   cureduce_op op;
   cureduce_dtype input, output;
   unsigned bucket;
+  cureduce_transform transform;
 } cureduce_plancache_key;
 
 /* The published choice for the key, or NULL. Lock-free. */

@@ -79,7 +79,8 @@ static cureduce_status check_shape(const cureduce_problem *problem) {
 
 cureduce_status cureduce_problem_check(const cureduce_problem *problem) {
   CUREDUCE_RETURN_ERROR_IF(!problem, NULL_POINTER, "problem must not be NULL");
-  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_types(problem->op, problem->input_type, problem->output_type));
+  CUREDUCE_FORWARD_IF_ERROR(
+      cureduce_check_transform_types(problem->op, problem->transform, problem->input_type, problem->output_type));
   CUREDUCE_RETURN_ERROR_IF((unsigned)problem->layout > CUREDUCE_LAYOUT_SEGMENTS, UNSUPPORTED,
                            "layout %d is not a cureduce_layout this version knows", (int)problem->layout);
   for (size_t i = 0; i < sizeof problem->reserved; i++)

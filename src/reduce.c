@@ -40,7 +40,7 @@ static cureduce_status tune_on_first_use(cureduce_context *context, const curedu
  * launch. */
 static cureduce_status reduce_current(cureduce_context *context, cureduce_op op, cureduce_dtype input_type,
                                       cureduce_dtype output_type, const cureduce_launch *launch) {
-  cureduce_plancache_key key = {op, input_type, output_type, cureduce_size_bucket(launch->n)};
+  cureduce_plancache_key key = {op, input_type, output_type, cureduce_size_bucket(launch->n), CUREDUCE_TRANSFORM_NONE};
   CUREDUCE_FORWARD_IF_ERROR(tune_on_first_use(context, &key, launch));
   const cureduce_choice *choice;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_choice(context, &key, &choice));

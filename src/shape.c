@@ -40,7 +40,8 @@ static cureduce_spec base_spec(const cureduce_problem *problem, cureduce_strateg
                          .unroll = 4,
                          .vector_bytes = 16,
                          .blocks_per_sm = (uint16_t)(blocks_per_sm < 1 ? 1 : blocks_per_sm > 32 ? 32 : blocks_per_sm),
-                         .splits = 1};
+                         .splits = 1,
+                         .transform = (uint8_t)problem->transform};
 }
 
 /* Splits that give `rows` rows about a full device of blocks, each split at least one round of
@@ -59,7 +60,7 @@ static const size_t slot_partials_bytes = CUREDUCE_WORKSPACE_MAX_BYTES - CUREDUC
  * what a slot's partials hold. */
 static cureduce_spec row_blocks_spec(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
   cureduce_spec spec = base_spec(problem, CUREDUCE_STRATEGY_ROW_BLOCKS, SHAPED_BLOCK, max_threads_per_sm);
-  size_t accumulator = cureduce_accumulator_bytes(problem->op, problem->input_type);
+  size_t accumulator = cureduce_accumulator_bytes(problem->op, problem->transform, problem->input_type);
   spec.splits = (uint16_t)splits_for(problem->rows, problem->cols, &spec, sm_count,
                                      slot_partials_bytes / max_size(problem->rows, 1) / (accumulator + 4));
   return spec;
@@ -124,7 +125,7 @@ static cureduce_spec columns_heuristic(const cureduce_problem *problem, int sm_c
   spec.group = (uint16_t)across;
   size_t tiles = max_size(ceil_div(column_vectors, across), 1), down = spec.block / across;
   size_t blocks = (size_t)sm_count * spec.blocks_per_sm;
-  size_t accumulator = cureduce_accumulator_bytes(problem->op, problem->input_type);
+  size_t accumulator = cureduce_accumulator_bytes(problem->op, problem->transform, problem->input_type);
   size_t splits = min_size(ceil_div(blocks, tiles), ceil_div(problem->rows, down * spec.unroll));
   splits = min_size(splits, slot_partials_bytes / max_size(problem->cols * accumulator, 1));
   spec.splits = (uint16_t)max_size(min_size(splits, 65535), 1);
@@ -190,7 +191,8 @@ cureduce_shape_launch cureduce_shape_geometry(const cureduce_spec *spec, const c
     launch.partials_offset = max_size(CUREDUCE_WORKSPACE_PARTIALS, ceil_div(launch.ticket_offset + launch.ticket_bytes,
                                                                             CUREDUCE_WORKSPACE_ALIGNMENT) *
                                                                        CUREDUCE_WORKSPACE_ALIGNMENT);
-    launch.workspace_bytes = launch.partials_offset + partials * cureduce_accumulator_bytes(problem->op, problem->input_type);
+    launch.workspace_bytes =
+        launch.partials_offset + partials * cureduce_accumulator_bytes(problem->op, problem->transform, problem->input_type);
   }
   return launch;
 }

@@ -23,6 +23,8 @@ static void write_enum_ids(cureduce_strbuf *out) {
     write_id(out, "#define CUREDUCE_OP_", cureduce_op_name((cureduce_op)op), op);
   for (int dtype = 0; dtype < CUREDUCE_DTYPE_COUNT; dtype++)
     write_id(out, "#define CUREDUCE_DTYPE_", cureduce_dtype_name((cureduce_dtype)dtype), dtype);
+  for (int transform = 0; transform < CUREDUCE_TRANSFORM_COUNT; transform++)
+    write_id(out, "#define CUREDUCE_TRANSFORM_", cureduce_transform_name((cureduce_transform)transform), transform);
 }
 
 static const char *const layout_names[] = {"contiguous", "rows", "columns", "segments"};
@@ -91,8 +93,9 @@ cureduce_status cureduce_source_generate(const cureduce_spec *spec, const curedu
   cureduce_strbuf_printf(&out,
                          "#define CUREDUCE_OP %u\n#define CUREDUCE_INPUT %u\n#define CUREDUCE_OUTPUT %u\n"
                          "#define CUREDUCE_BLOCK %u\n#define CUREDUCE_UNROLL %u\n"
-                         "#define CUREDUCE_VECTOR_BYTES %u\n",
-                         spec->op, spec->input, spec->output, spec->block, spec->unroll, spec->vector_bytes);
+                         "#define CUREDUCE_VECTOR_BYTES %u\n#define CUREDUCE_TRANSFORM %u\n",
+                         spec->op, spec->input, spec->output, spec->block, spec->unroll, spec->vector_bytes,
+                         spec->transform);
   if (cureduce_strategy_coverage(spec->strategy) == CUREDUCE_COVER_SHAPE)
     write_shape_defines(&out, spec);
   if (spec->op == CUREDUCE_OP_EXACT_SUM) {

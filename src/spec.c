@@ -40,7 +40,8 @@ bool cureduce_strategy_is_production(cureduce_strategy strategy) {
   return strategy < CUREDUCE_STRATEGY_COUNT && strategy_table[strategy].passes == CUREDUCE_PASSES_SINGLE;
 }
 
-size_t cureduce_accumulator_bytes(cureduce_op op, cureduce_dtype input) {
+size_t cureduce_accumulator_bytes(cureduce_op op, cureduce_transform transform, cureduce_dtype input) {
+  input = cureduce_mapped_type(transform, input); /* what the operation reduces */
   if (cureduce_op_is_arg(op))
     return 16; /* a value of at most 8 bytes, then the 8-byte index */
   if (op == CUREDUCE_OP_EXACT_SUM)
@@ -81,6 +82,8 @@ static cureduce_status check_strategy_shape(const cureduce_spec *spec) {
                              "%s does not do %s", name, cureduce_op_name(spec->op));
     CUREDUCE_RETURN_ERROR_IF(!is_power_of_two(spec->block) || spec->block < 64, INVALID_SPEC,
                              "%s needs a power-of-two block of at least 64, not %u", name, spec->block);
+    CUREDUCE_RETURN_ERROR_IF(spec->transform != CUREDUCE_TRANSFORM_NONE, INVALID_SPEC,
+                             "%s, a rung of the teaching ladder, takes no transform", name);
   }
   if (coverage == CUREDUCE_COVER_SHAPE)
     return check_shaped_fields(spec, name);
@@ -98,8 +101,13 @@ cureduce_status cureduce_spec_validate_kernel(const cureduce_spec *spec) {
   CUREDUCE_RETURN_ERROR_IF(!cureduce_op_is_valid(spec->op), INVALID_SPEC, "unknown operation %u", spec->op);
   CUREDUCE_RETURN_ERROR_IF(!cureduce_dtype_is_valid(spec->input) || !cureduce_dtype_is_valid(spec->output),
                            INVALID_SPEC, "unknown type %u or %u", spec->input, spec->output);
-  CUREDUCE_RETURN_ERROR_IF(cureduce_check_types(spec->op, spec->input, spec->output) != CUREDUCE_STATUS_OK,
-                           INVALID_SPEC, "%s of %s cannot give %s", cureduce_op_name(spec->op),
+  CUREDUCE_RETURN_ERROR_IF(spec->unused[0] || spec->unused[1] || spec->unused[2], INVALID_SPEC,
+                           "a spec's unused bytes must be zero");
+  CUREDUCE_RETURN_ERROR_IF(cureduce_check_transform_types(spec->op, spec->transform, spec->input, spec->output) !=
+                               CUREDUCE_STATUS_OK,
+                           INVALID_SPEC, "%s of %s(%s) cannot give %s", cureduce_op_name(spec->op),
+                           cureduce_transform_is_valid(spec->transform) ? cureduce_transform_name(spec->transform)
+                                                                        : "?",
                            cureduce_dtype_name(spec->input), cureduce_dtype_name(spec->output));
   CUREDUCE_RETURN_ERROR_IF(spec->strategy >= CUREDUCE_STRATEGY_COUNT, INVALID_SPEC, "unknown strategy %u",
                            spec->strategy);
@@ -141,7 +149,7 @@ cureduce_spec cureduce_spec_kernel_part(const cureduce_spec *spec) {
   return kernel;
 }
 
-_Static_assert(sizeof(cureduce_spec) == 20, "a spec has no padding: specs compare and hash as bytes");
+_Static_assert(sizeof(cureduce_spec) == 24, "a spec has no padding: specs compare and hash as bytes");
 
 bool cureduce_spec_equal(const cureduce_spec *a, const cureduce_spec *b) {
   return memcmp(a, b, sizeof *a) == 0;
@@ -151,9 +159,15 @@ void cureduce_spec_format(const cureduce_spec *spec, char text[CUREDUCE_SPEC_TEX
   const char *op = cureduce_op_name(spec->op), *input = cureduce_dtype_name(spec->input);
   const char *output = cureduce_dtype_name(spec->output);
   const char *strategy = cureduce_strategy_name(spec->strategy);
-  int length = snprintf(text, CUREDUCE_SPEC_TEXT_MAX, "%s:%s->%s/%s/b%u/u%u/v%u/g%u", op ? op : "?",
-                        input ? input : "?", output ? output : "?", strategy ? strategy : "?", spec->block,
-                        spec->unroll, spec->vector_bytes, spec->blocks_per_sm);
+  const char *transform = cureduce_transform_name(spec->transform);
+  char mapped[32]; /* the input, inside its transform's name when it has one */
+  if (spec->transform)
+    snprintf(mapped, sizeof mapped, "%s(%s)", transform ? transform : "?", input ? input : "?");
+  else
+    snprintf(mapped, sizeof mapped, "%s", input ? input : "?");
+  int length = snprintf(text, CUREDUCE_SPEC_TEXT_MAX, "%s:%s->%s/%s/b%u/u%u/v%u/g%u", op ? op : "?", mapped,
+                        output ? output : "?", strategy ? strategy : "?", spec->block, spec->unroll,
+                        spec->vector_bytes, spec->blocks_per_sm);
   if (spec->strategy < CUREDUCE_STRATEGY_COUNT && strategy_table[spec->strategy].coverage == CUREDUCE_COVER_SHAPE &&
       length > 0 && length < CUREDUCE_SPEC_TEXT_MAX)
     snprintf(text + length, (size_t)(CUREDUCE_SPEC_TEXT_MAX - length), "/t%u/c%u/s%u", spec->group, spec->cols,
@@ -170,6 +184,21 @@ static bool parse_field(const char *field, char letter, unsigned limit, unsigned
     return false;
   *value = (unsigned)parsed;
   return true;
+}
+
+/* "abs(f32)": the transform's id, the input's name left in place; "f32": 0; else -1. */
+static int parse_transform(char *input) {
+  char *open = strchr(input, '(');
+  if (!open)
+    return CUREDUCE_TRANSFORM_NONE;
+  size_t length = strlen(open);
+  if (length < 2 || open[length - 1] != ')')
+    return -1;
+  open[length - 1] = '\0';
+  *open = '\0';
+  int transform = cureduce_transform_from_name(input);
+  memmove(input, open + 1, length - 1);
+  return transform == CUREDUCE_TRANSFORM_NONE ? -1 : transform; /* none is written without one */
 }
 
 cureduce_status cureduce_spec_parse(const char *text, cureduce_spec *spec) {
@@ -195,10 +224,11 @@ cureduce_status cureduce_spec_parse(const char *text, cureduce_spec *spec) {
   CUREDUCE_RETURN_ERROR_IF(!colon || !arrow || arrow < colon, INVALID_SPEC, "'%s' is not op:in->out", parts[0]);
   *colon = '\0';
   *arrow = '\0';
+  int transform = parse_transform(colon + 1);
   int op = cureduce_op_from_name(parts[0]), input = cureduce_dtype_from_name(colon + 1);
   int output = cureduce_dtype_from_name(arrow + 2);
-  CUREDUCE_RETURN_ERROR_IF(op < 0 || input < 0 || output < 0, INVALID_SPEC,
-                           "unknown operation or type in '%s'", text);
+  CUREDUCE_RETURN_ERROR_IF(op < 0 || input < 0 || output < 0 || transform < 0, INVALID_SPEC,
+                           "unknown operation, transform or type in '%s'", text);
   int strategy = -1;
   for (int s = 0; s < CUREDUCE_STRATEGY_COUNT; s++)
     if (strcmp(parts[1], strategy_table[s].name) == 0)
@@ -227,7 +257,8 @@ cureduce_status cureduce_spec_parse(const char *text, cureduce_spec *spec) {
                           .blocks_per_sm = (uint16_t)blocks_per_sm,
                           .group = (uint16_t)group,
                           .cols = cols,
-                          .splits = splits};
+                          .splits = splits,
+                          .transform = (uint8_t)transform};
   CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate(&parsed));
   *spec = parsed;
   return CUREDUCE_STATUS_OK;

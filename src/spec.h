@@ -1,6 +1,7 @@
 /* A kernel specification: what one generated kernel computes (operation, types), how
  * (strategy, block size, loads in flight, load width), and how it is launched (blocks per SM).
- * Its text form, e.g. "sum:f32->f32/single_pass/b256/u4/v16/g8", is what tools print and parse. */
+ * Its text form, e.g. "sum:f32->f32/single_pass/b256/u4/v16/g8", or with a transform
+ * "max:abs(bf16)->bf16/single_pass/b256/u4/v16/g8", is what tools print and parse. */
 #ifndef CUREDUCE_SPEC_H
 #define CUREDUCE_SPEC_H
 
@@ -88,6 +89,8 @@ typedef struct cureduce_spec {
   uint16_t group;
   uint32_t cols;
   uint32_t splits;
+  uint8_t transform; /* cureduce_transform: the map fused before the operation, 0 for none */
+  uint8_t unused[3]; /* zero */
 } cureduce_spec;
 
 /* The longest row length a row_groups kernel may have compiled in: rows of at most this many bytes
@@ -108,7 +111,7 @@ cureduce_coverage cureduce_strategy_coverage(cureduce_strategy strategy);
 /* The problem layout a strategy reduces. */
 cureduce_layout cureduce_strategy_layout(cureduce_strategy strategy);
 /* Bytes of one accumulator on the device: what a partial takes. */
-size_t cureduce_accumulator_bytes(cureduce_op op, cureduce_dtype input);
+size_t cureduce_accumulator_bytes(cureduce_op op, cureduce_transform transform, cureduce_dtype input);
 
 /* OK when every field is in range and the types go together. */
 cureduce_status cureduce_spec_validate(const cureduce_spec *spec);

@@ -23,7 +23,7 @@ void cureduce_tunedb_free(cureduce_tunedb *db) {
 
 static bool same_key(const cureduce_tune_record *a, const cureduce_tune_record *b) {
   return a->op == b->op && a->input == b->input && a->output == b->output && a->layout == b->layout &&
-         a->bucket == b->bucket && a->cols_class == b->cols_class;
+         a->bucket == b->bucket && a->cols_class == b->cols_class && a->transform == b->transform;
 }
 
 static bool same_slot(const cureduce_tune_record *a, const cureduce_tune_record *b) {
@@ -37,7 +37,8 @@ static unsigned bit_length(uint64_t x) {
   return bits;
 }
 
-cureduce_tune_record cureduce_tunedb_key(const cureduce_problem *problem) {
+/* The key but its transform. */
+static cureduce_tune_record shape_key(const cureduce_problem *problem) {
   if (problem->layout == CUREDUCE_LAYOUT_CONTIGUOUS)
     return cureduce_tunedb_contiguous_key(problem->op, problem->input_type, problem->output_type,
                                           bit_length(problem->n));
@@ -52,6 +53,12 @@ cureduce_tune_record cureduce_tunedb_key(const cureduce_problem *problem) {
   return (cureduce_tune_record){.op = (uint8_t)problem->op, .input = (uint8_t)problem->input_type,
                                 .output = (uint8_t)problem->output_type, .layout = (uint8_t)problem->layout,
                                 .bucket = (uint8_t)bit_length(problem->rows), .cols_class = cols_class};
+}
+
+cureduce_tune_record cureduce_tunedb_key(const cureduce_problem *problem) {
+  cureduce_tune_record key = shape_key(problem);
+  key.transform = (uint8_t)problem->transform;
+  return key;
 }
 
 unsigned cureduce_tunedb_class_length(uint16_t cols_class) {
@@ -117,8 +124,9 @@ static double get_f64(const unsigned char *p) {
   return v;
 }
 
-/* Format 2: key 0-3, NVRTC 4-7, spec 8-17, layout 18, zero 19, columns class 20-21, spec group
- * 22-23, times 24-39, spec cols 40-43 and splits 44-47, zero 48-55, digest 56-63. */
+/* Format 3: key 0-3, NVRTC 4-7, spec 8-17, layout 18, zero 19, columns class 20-21, spec group
+ * 22-23, times 24-39, spec cols 40-43 and splits 44-47, transform 48 (key and spec), zero 49-55,
+ * digest 56-63. Format 2 is the same with byte 48 zero. */
 static void encode_record(const cureduce_tune_record *r, unsigned char *p) {
   memset(p, 0, record_bytes);
   p[0] = r->op, p[1] = r->input, p[2] = r->output, p[3] = r->bucket;
@@ -134,6 +142,7 @@ static void encode_record(const cureduce_tune_record *r, unsigned char *p) {
   put_f64(p + 32, r->default_us);
   put_u32(p + 40, r->spec.cols);
   put_u32(p + 44, r->spec.splits);
+  p[48] = r->transform;
   unsigned char digest[CUREDUCE_SHA256_BYTES];
   cureduce_sha256(p, record_bytes - digest_bytes, digest);
   memcpy(p + record_bytes - digest_bytes, digest, digest_bytes);
@@ -147,23 +156,24 @@ static bool all_zero(const unsigned char *p, size_t count) {
 }
 
 /* A record is valid when its checksum holds, nothing hides in its zero bytes, and it describes a
- * legal production spec for its own key: of the key's operation, types and layout, a compiled row
+ * legal production spec for its own key: of the key's operation, transform, types and layout, a compiled row
  * length only as the key's columns class (the exact length), contiguous keys with class 0. A
  * ladder rung would need scratch memory that no production call passes. */
-static bool decode_record(const unsigned char *p, size_t size, cureduce_tune_record *r) {
-  const size_t payload = size - digest_bytes;
+static bool decode_record(const unsigned char *p, uint32_t format, cureduce_tune_record *r) {
+  const size_t size = format == 1 ? record_bytes_v1 : record_bytes, payload = size - digest_bytes;
   unsigned char digest[CUREDUCE_SHA256_BYTES];
   cureduce_sha256(p, payload, digest);
   if (memcmp(digest, p + payload, digest_bytes) != 0 || p[19] != 0 ||
-      (size == record_bytes_v1 ? !all_zero(p + 18, 6) : !all_zero(p + 48, 8)))
+      (format == 1 ? !all_zero(p + 18, 6) : !all_zero(p + (format == 2 ? 48 : 49), format == 2 ? 8 : 7)))
     return false;
-  bool v2 = size == record_bytes;
+  bool v2 = format >= 2;
   *r = (cureduce_tune_record){.op = p[0], .input = p[1], .output = p[2], .bucket = p[3], .nvrtc_version = get_u32(p + 4),
                               .layout = p[18], .cols_class = get_u16(p + 20)};
   r->spec = (cureduce_spec){.op = p[8], .input = p[9], .output = p[10], .strategy = p[11], .block = get_u16(p + 12),
                             .unroll = p[14], .vector_bytes = p[15], .blocks_per_sm = get_u16(p + 16),
                             .group = get_u16(p + 22), .cols = v2 ? get_u32(p + 40) : 0,
-                            .splits = v2 ? get_u32(p + 44) : 0};
+                            .splits = v2 ? get_u32(p + 44) : 0, .transform = v2 ? p[48] : 0};
+  r->transform = r->spec.transform;
   r->time_us = get_f64(p + 24);
   r->default_us = get_f64(p + 32);
   bool contiguous = r->layout == CUREDUCE_LAYOUT_CONTIGUOUS;
@@ -210,7 +220,7 @@ cureduce_tunedb_verdict cureduce_tunedb_decode(const char *gpu_key, const void *
   if (size < 16 || memcmp(file, file_magic, 8) != 0)
     return CUREDUCE_TUNEDB_INVALID;
   const uint32_t format = get_u32(file + 8);
-  if (format != 1 && format != CUREDUCE_TUNEDB_FORMAT)
+  if (format < 1 || format > CUREDUCE_TUNEDB_FORMAT)
     return CUREDUCE_TUNEDB_FOREIGN;
   const size_t record_size = format == 1 ? record_bytes_v1 : record_bytes;
   size_t key_length = get_u32(file + 12);
@@ -228,7 +238,7 @@ cureduce_tunedb_verdict cureduce_tunedb_decode(const char *gpu_key, const void *
   size_t first = db->count;
   for (size_t i = 0; i < present && i < promised; i++) {
     cureduce_tune_record record;
-    if (decode_record(file + header + i * record_size, record_size, &record)) {
+    if (decode_record(file + header + i * record_size, format, &record)) {
       /* A writer stores each slot once; a second record for one (found by the fuzzer) replaces
        * the first, so the file is not what was written. */
       damaged |= holds_slot(db, first, &record);

@@ -1,5 +1,5 @@
-/* The per-GPU tuning database: (operation, input type, output type, layout, size bucket, columns
- * class) -> the kernel spec the tuner measured fastest, with its time and the heuristic default's.
+/* The per-GPU tuning database: (operation, transform, input type, output type, layout, size bucket,
+ * columns class) -> the kernel spec the tuner measured fastest, with its time and the heuristic default's.
  * Contiguous problems are keyed by the bit length of n (columns class 0); shaped ones by the bit
  * length of their rows or segments and a columns class (shape.h, cureduce_shape_tuning_key).
  *
@@ -20,9 +20,10 @@
 #include "log.h"
 #include "spec.h"
 
-/* Format 2 added the layout, the columns class and the shaped specs' fields; a format 1 file (whole
- * arrays only) is still read, and the next update rewrites it as format 2. */
-#define CUREDUCE_TUNEDB_FORMAT 2
+/* Format 2 added the layout, the columns class and the shaped specs' fields, format 3 the
+ * transform; format 1 and 2 files (no transforms) are still read, and the next update rewrites them
+ * as format 3. */
+#define CUREDUCE_TUNEDB_FORMAT 3
 /* Changes whenever the candidates the tuner tries change, so old choices are not trusted. */
 #define CUREDUCE_TUNING_SPACE_VERSION 1
 #define CUREDUCE_TUNEDB_KEY_MAX 512
@@ -30,6 +31,7 @@
 typedef struct cureduce_tune_record {
   uint8_t op, input, output, bucket; /* bucket: the bit length of n, or of a shape's rows */
   uint8_t layout;                    /* cureduce_layout */
+  uint8_t transform;                 /* cureduce_transform */
   uint16_t cols_class;               /* shaped problems: cureduce_shape_tuning_key's; else 0 */
   uint32_t nvrtc_version;
   cureduce_spec spec;

@@ -244,6 +244,53 @@ START_TEST(test_shaped_problem_checks) {
 }
 END_TEST
 
+/* Which (operation, transform, input, output) a transform takes, and what a problem with one says. */
+START_TEST(test_transform_types) {
+  static const struct {
+    cureduce_op op;
+    cureduce_transform transform;
+    cureduce_dtype input, output;
+    cureduce_status status;
+  } table[] = {
+      {CUREDUCE_OP_SUM, CUREDUCE_TRANSFORM_ABS, CUREDUCE_F32, CUREDUCE_F32, CUREDUCE_STATUS_OK},       /* L1 */
+      {CUREDUCE_OP_MAX, CUREDUCE_TRANSFORM_ABS, CUREDUCE_BF16, CUREDUCE_BF16, CUREDUCE_STATUS_OK},     /* amax */
+      {CUREDUCE_OP_ARGMAX, CUREDUCE_TRANSFORM_ABS, CUREDUCE_F64, CUREDUCE_F64, CUREDUCE_STATUS_OK},    /* i?amax */
+      {CUREDUCE_OP_SUM, CUREDUCE_TRANSFORM_SQUARE, CUREDUCE_F16, CUREDUCE_F32, CUREDUCE_STATUS_OK},
+      {CUREDUCE_OP_SUM, CUREDUCE_TRANSFORM_SQUARE, CUREDUCE_F16, CUREDUCE_F16, CUREDUCE_STATUS_OK},
+      {CUREDUCE_OP_MAX, CUREDUCE_TRANSFORM_SQUARE, CUREDUCE_BF16, CUREDUCE_F32, CUREDUCE_STATUS_OK},   /* squares are f32 */
+      {CUREDUCE_OP_SUM, CUREDUCE_TRANSFORM_SQUARE, CUREDUCE_F32, CUREDUCE_F64, CUREDUCE_STATUS_UNSUPPORTED},
+      {CUREDUCE_OP_SUM, CUREDUCE_TRANSFORM_NONZERO, CUREDUCE_F32, CUREDUCE_U64, CUREDUCE_STATUS_OK},   /* count */
+      {CUREDUCE_OP_SUM, CUREDUCE_TRANSFORM_NONZERO, CUREDUCE_F64, CUREDUCE_F64, CUREDUCE_STATUS_OK},
+      {CUREDUCE_OP_MAX, CUREDUCE_TRANSFORM_NONZERO, CUREDUCE_F16, CUREDUCE_U8, CUREDUCE_STATUS_OK},    /* any */
+      {CUREDUCE_OP_SUM, CUREDUCE_TRANSFORM_NONZERO, CUREDUCE_F32, CUREDUCE_U8, CUREDUCE_STATUS_UNSUPPORTED},
+      {CUREDUCE_OP_SUM, CUREDUCE_TRANSFORM_ABS, CUREDUCE_I32, CUREDUCE_I64, CUREDUCE_STATUS_UNSUPPORTED}, /* floats only */
+      {CUREDUCE_OP_EXACT_SUM, CUREDUCE_TRANSFORM_ABS, CUREDUCE_F32, CUREDUCE_F32, CUREDUCE_STATUS_UNSUPPORTED},
+      {CUREDUCE_OP_SUM, CUREDUCE_TRANSFORM_COUNT, CUREDUCE_F32, CUREDUCE_F32, CUREDUCE_STATUS_UNSUPPORTED},
+      {CUREDUCE_OP_SUM, CUREDUCE_TRANSFORM_NONE, CUREDUCE_F32, CUREDUCE_F64, CUREDUCE_STATUS_UNSUPPORTED},
+  };
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    cureduce_status got =
+        cureduce_check_transform_types(table[i].op, table[i].transform, table[i].input, table[i].output);
+    ck_assert_msg(got == table[i].status, "row %zu: %s (%s)", i, cureduce_status_name(got), cureduce_last_error_detail());
+  }
+  ck_assert_str_eq(cureduce_transform_name(CUREDUCE_TRANSFORM_NONZERO), "nonzero");
+  ck_assert_ptr_null(cureduce_transform_name(CUREDUCE_TRANSFORM_COUNT));
+  /* A problem says the same before any context is needed. */
+  cureduce_problem problem;
+  cureduce_plan *plan = NULL;
+  cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_SUM, CUREDUCE_I8, CUREDUCE_I64, 4, 4, 4);
+  problem.transform = CUREDUCE_TRANSFORM_ABS;
+  ck_assert(cureduce_plan_create(&plan, NULL, &problem, NULL) == CUREDUCE_STATUS_UNSUPPORTED);
+  ck_assert(strstr(cureduce_last_error_detail(), "transforms take float inputs"));
+  cureduce_problem_init(&problem, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_U64, 4);
+  problem.transform = (cureduce_transform)9;
+  ck_assert(cureduce_plan_create(&plan, NULL, &problem, NULL) == CUREDUCE_STATUS_UNSUPPORTED);
+  problem.transform = CUREDUCE_TRANSFORM_NONZERO;
+  ck_assert(cureduce_plan_create(&plan, NULL, &problem, NULL) == CUREDUCE_STATUS_NULL_POINTER); /* only the context */
+  ck_assert_ptr_null(plan);
+}
+END_TEST
+
 START_TEST(test_error_detail_says_where) {
   cureduce_reduce(NULL, CUREDUCE_OP_SUM, CUREDUCE_F32, (void *)2, 4, CUREDUCE_F32, (void *)16, NULL);
   const char *detail = cureduce_last_error_detail();
@@ -322,6 +369,7 @@ int main(void) {
   tcase_add_test(api, test_plan_argument_checks);
   tcase_add_test(api, test_error_detail_says_where);
   tcase_add_test(api, test_shaped_problem_checks);
+  tcase_add_test(api, test_transform_types);
   tcase_add_test(api, test_settings);
   tcase_add_test(api, test_log_level_from_environment);
   tcase_add_test(api, test_missing_driver_is_a_status);

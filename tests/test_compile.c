@@ -1,5 +1,5 @@
-/* NVRTC compiles the production strategy for every (operation, input, output), and every rung
- * of the ladder, for one architecture
+/* NVRTC compiles the production strategy for every (operation, input, output), every transform
+ * on whole arrays and in each shaped family, and every rung of the ladder, for one architecture
  * (argv[1], e.g. 90) into a CUBIN, with no GPU; and a kernel that does not compile fails with
  * NVRTC's log and the numbered source in the error detail. */
 #include <stdio.h>
@@ -102,6 +102,46 @@ START_TEST(test_every_shaped_kernel_compiles) {
 }
 END_TEST
 
+/* One transform (_i): the single-pass kernel for every (operation, input, output) it takes, and
+ * each shaped family's heuristic kernel (shapes as above) for sum, max and argmax into the input
+ * type: the plain element path, and the keyed vector paths, which abs keeps (map_vector). */
+START_TEST(test_every_transformed_kernel_compiles) {
+  cureduce_transform transform = (cureduce_transform)_i;
+  static const cureduce_problem shapes[] = {
+      {.layout = CUREDUCE_LAYOUT_ROWS, .rows = 1 << 20, .cols = 2, .leading_dimension = 2},
+      {.layout = CUREDUCE_LAYOUT_ROWS, .rows = 1 << 14, .cols = 1000, .leading_dimension = 1000},
+      {.layout = CUREDUCE_LAYOUT_ROWS, .rows = 4, .cols = 1 << 22, .leading_dimension = 1 << 22},
+      {.layout = CUREDUCE_LAYOUT_SEGMENTS, .rows = 1 << 16},
+      {.layout = CUREDUCE_LAYOUT_COLUMNS, .rows = 1 << 20, .cols = 3, .leading_dimension = 3},
+      {.layout = CUREDUCE_LAYOUT_COLUMNS, .rows = 64, .cols = 1 << 16, .leading_dimension = 1 << 16}};
+  cureduce_diskcache memory_only;
+  cureduce_diskcache_open(&memory_only, NULL, &quiet);
+  for (int input = CUREDUCE_F16; input <= CUREDUCE_F64; input++)
+    for (int op = 0; op < CUREDUCE_OP_COUNT; op++) {
+      for (int output = 0; output < CUREDUCE_DTYPE_COUNT; output++) {
+        if (cureduce_check_transform_types((cureduce_op)op, transform, (cureduce_dtype)input, (cureduce_dtype)output) !=
+            CUREDUCE_STATUS_OK)
+          continue;
+        cureduce_spec spec = cureduce_spec_heuristic((cureduce_op)op, (cureduce_dtype)input, (cureduce_dtype)output, 2048);
+        spec.transform = (uint8_t)transform;
+        compile_or_fail(&spec, &memory_only);
+      }
+      if (op != CUREDUCE_OP_SUM && op != CUREDUCE_OP_MAX && op != CUREDUCE_OP_ARGMAX)
+        continue;
+      for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        cureduce_problem problem = shapes[i];
+        problem.op = (cureduce_op)op, problem.transform = transform;
+        problem.input_type = problem.output_type = (cureduce_dtype)input;
+        cureduce_spec spec = cureduce_shape_heuristic(&problem, 132, 2048);
+        ck_assert_msg(cureduce_spec_validate_production(&spec) == CUREDUCE_STATUS_OK && spec.transform == transform,
+                      "%s", cureduce_last_error_detail());
+        compile_or_fail(&spec, &memory_only);
+      }
+    }
+  cureduce_diskcache_close(&memory_only);
+}
+END_TEST
+
 START_TEST(test_compile_error_shows_log_and_source) {
   char *dir = harness_temporary_folder(), path[256];
   ck_assert_ptr_nonnull(dir);
@@ -148,6 +188,8 @@ int main(int argc, char **argv) {
   tcase_set_timeout(compile, 300);
   tcase_add_loop_test(compile, test_every_production_kernel_compiles, 0, CUREDUCE_OP_COUNT);
   tcase_add_loop_test(compile, test_every_shaped_kernel_compiles, 0, CUREDUCE_OP_COUNT);
+  tcase_add_loop_test(compile, test_every_transformed_kernel_compiles, CUREDUCE_TRANSFORM_NONE + 1,
+                      CUREDUCE_TRANSFORM_COUNT);
   tcase_add_loop_test(compile, test_every_ladder_rung_compiles, CUREDUCE_STRATEGY_RUNG0, CUREDUCE_STRATEGY_COUNT);
   tcase_add_test(compile, test_compile_error_shows_log_and_source);
   suite_add_tcase(suite, compile);

@@ -95,6 +95,15 @@ START_TEST(test_bad_specs_are_refused) {
       "sum:f32->f32/row_blocks/b256/u4/v16/g8/t0/c0/s0",       /* at least one split */
       "sum:f32->f32/column_tiles/b256/u4/v16/g8/t512/c0/s1",   /* a tile within the block */
       "exact_sum:f32->f32/segment_blocks/b256/u4/v16/g8/t0/c0/s4", /* no exact sums of shapes yet */
+      "sum:none(f32)->f32/single_pass/b256/u4/v16/g8",         /* no transform is written without one */
+      "sum:cube(f32)->f32/single_pass/b256/u4/v16/g8",         /* no such transform */
+      "sum:abs(f32->f32/single_pass/b256/u4/v16/g8",           /* unclosed */
+      "sum:abs()->f32/single_pass/b256/u4/v16/g8",
+      "sum:abs(i32)->i64/single_pass/b256/u4/v16/g8",          /* transforms take floats */
+      "sum:square(f32)->f64/single_pass/b256/u4/v16/g8",       /* squares of f32 sum in f32 */
+      "sum:nonzero(f32)->u8/single_pass/b256/u4/v16/g8",       /* counts are u64 (or the input type) */
+      "exact_sum:abs(f32)->f32/single_pass/b256/u4/v16/g8",    /* exact sums take none */
+      "sum:abs(f32)->f32/rung4_sequential/b256/u1/v4/g8",      /* nor does the ladder */
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     cureduce_spec spec;
@@ -107,7 +116,11 @@ START_TEST(test_bad_specs_are_refused) {
                                      "argmax:bf16->bf16/row_groups/b256/u8/v4/g8/t1/c2/s1",
                                      "sum:i8->i64/segment_groups/b128/u4/v16/g16/t32/c0/s1",
                                      "min:f64->f64/segment_blocks/b512/u2/v16/g4/t0/c0/s8",
-                                     "max:u8->u8/column_tiles/b256/u4/v16/g8/t256/c0/s1056"};
+                                     "max:u8->u8/column_tiles/b256/u4/v16/g8/t256/c0/s1056",
+                                     "max:abs(bf16)->bf16/single_pass/b256/u4/v16/g8",
+                                     "sum:square(f16)->f32/row_groups/b256/u4/v16/g8/t4/c7/s1",
+                                     "sum:nonzero(f64)->u64/column_tiles/b256/u2/v16/g8/t32/c0/s3",
+                                     "argmax:nonzero(f32)->u8/segment_blocks/b512/u2/v16/g4/t0/c0/s8"};
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
     cureduce_spec parsed;
     ck_assert_msg(cureduce_spec_parse(good[i], &parsed) == CUREDUCE_STATUS_OK, "'%s': %s", good[i],
@@ -149,9 +162,17 @@ START_TEST(test_source_is_a_pure_function_of_the_spec) {
   ck_assert(cureduce_source_generate(&kernel, templates, &other) == CUREDUCE_STATUS_OK);
   ck_assert_str_eq(first, other);
   free(other);
+  ck_assert(strstr(first, "#define CUREDUCE_TRANSFORM 0\n"));
   spec.unroll = 2;
   ck_assert(cureduce_source_generate(&spec, templates, &other) == CUREDUCE_STATUS_OK);
   ck_assert_str_ne(first, other);
+  free(other);
+  /* A transform is part of the kernel, and so of its source (the disk cache's key). */
+  spec = default_spec(CUREDUCE_OP_ARGMAX, CUREDUCE_F32, CUREDUCE_F32);
+  spec.transform = CUREDUCE_TRANSFORM_ABS;
+  ck_assert(cureduce_source_generate(&spec, templates, &other) == CUREDUCE_STATUS_OK);
+  ck_assert(strstr(other, "#define CUREDUCE_TRANSFORM 1\n") && strstr(other, "#define CUREDUCE_TRANSFORM_ABS 1\n"));
+  ck_assert(strstr(other, "for argmax:abs(f32)->f32/single_pass/b256/u4/v16 (any blocks per SM)\n"));
   free(first);
   free(second);
   free(other);

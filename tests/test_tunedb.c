@@ -132,6 +132,35 @@ START_TEST(test_shaped_keys) {
   cureduce_problem_init(&a, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 4096);
   key = cureduce_tunedb_key(&a);
   ck_assert(key.layout == CUREDUCE_LAYOUT_CONTIGUOUS && key.bucket == 13 && key.cols_class == 0);
+  ck_assert_uint_eq(key.transform, CUREDUCE_TRANSFORM_NONE);
+  a.transform = CUREDUCE_TRANSFORM_ABS;
+  ck_assert_uint_eq(cureduce_tunedb_key(&a).transform, CUREDUCE_TRANSFORM_ABS);
+}
+END_TEST
+
+/* A transform is a key of its own: an abs record survives the round trip and is found for abs
+ * alone. */
+START_TEST(test_transform_is_part_of_the_key) {
+  cureduce_tunedb db = some_records(2, 0), back = {0};
+  cureduce_tune_record *abs_record = &db.records[1];
+  *abs_record = db.records[0];
+  abs_record->transform = abs_record->spec.transform = CUREDUCE_TRANSFORM_ABS;
+  abs_record->spec.op = abs_record->op = CUREDUCE_OP_MAX;
+  abs_record->spec.input = abs_record->spec.output = abs_record->input = abs_record->output = CUREDUCE_F32;
+  ck_assert(cureduce_spec_validate_production(&abs_record->spec) == CUREDUCE_STATUS_OK);
+  void *data;
+  size_t size;
+  ck_assert(cureduce_tunedb_encode(gpu, &db, &data, &size));
+  ck_assert_int_eq(cureduce_tunedb_decode(gpu, data, size, &back), CUREDUCE_TUNEDB_VALID);
+  cureduce_tune_record key = *abs_record;
+  const cureduce_tune_record *found = cureduce_tunedb_find(&back, &key);
+  ck_assert(found && found->spec.transform == CUREDUCE_TRANSFORM_ABS);
+  key.transform = CUREDUCE_TRANSFORM_NONE;
+  found = cureduce_tunedb_find(&back, &key);
+  ck_assert(!found || found->spec.transform == CUREDUCE_TRANSFORM_NONE);
+  free(data);
+  cureduce_tunedb_free(&db);
+  cureduce_tunedb_free(&back);
 }
 END_TEST
 
@@ -384,6 +413,7 @@ int main(void) {
   tcase_set_timeout(tunedb, 120);
   tcase_add_test(tunedb, test_round_trip_and_lookup);
   tcase_add_test(tunedb, test_shaped_keys);
+  tcase_add_test(tunedb, test_transform_is_part_of_the_key);
   tcase_add_test(tunedb, test_record_must_fit_its_key);
   tcase_add_test(tunedb, test_reserved_bytes_must_be_zero);
   tcase_add_test(tunedb, test_ladder_rung_is_refused);

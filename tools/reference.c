@@ -435,3 +435,48 @@ bool cureduce_ref_matches(cureduce_op op, cureduce_dtype output, const cureduce_
              (long long)got->index, want, (long long)expected->value.index, expected->tolerance);
   return ok;
 }
+
+/* ---- transforms ---------------------------------------------------------------------------- */
+
+/* The reference's own account of each map (cureduce_transform), not the library's. */
+cureduce_dtype cureduce_ref_mapped_type(cureduce_transform transform, cureduce_dtype input) {
+  switch (transform) {
+  case CUREDUCE_TRANSFORM_SQUARE: return input == CUREDUCE_F64 ? CUREDUCE_F64 : CUREDUCE_F32;
+  case CUREDUCE_TRANSFORM_NONZERO: return CUREDUCE_U8;
+  default: return input;
+  }
+}
+
+void cureduce_ref_map(cureduce_transform transform, cureduce_dtype input, const void *data, size_t n, void *mapped) {
+  size_t size = cureduce_dtype_size(input);
+  for (size_t i = 0; i < n; i++) {
+    double x = cureduce_ref_float_at(input, data, i);
+    switch (transform) {
+    case CUREDUCE_TRANSFORM_ABS: /* the sign bit, the top bit of the element's last byte, cleared */
+      memcpy((char *)mapped + i * size, (const char *)data + i * size, size);
+      ((unsigned char *)mapped)[i * size + size - 1] &= 0x7f;
+      break;
+    case CUREDUCE_TRANSFORM_SQUARE:
+      if (input == CUREDUCE_F64)
+        ((double *)mapped)[i] = x * x;
+      else
+        ((float *)mapped)[i] = (float)x * (float)x; /* one rounding to f32, as the device's f32 multiply */
+      break;
+    case CUREDUCE_TRANSFORM_NONZERO: ((uint8_t *)mapped)[i] = x != 0; break; /* a NaN is not zero */
+    default: memcpy((char *)mapped + i * size, (const char *)data + i * size, size); break;
+    }
+  }
+}
+
+void cureduce_ref_convert(cureduce_dtype from, cureduce_dtype to, cureduce_value *value) {
+  if (from == to)
+    return;
+  long double x = is_float(from) ? (long double)cureduce_ref_float_at(from, &value->value, 0)
+                  : is_signed(from) ? (long double)(int64_t)integer_at(from, &value->value, 0)
+                                    : (long double)integer_at(from, &value->value, 0);
+  memset(&value->value, 0, sizeof value->value);
+  if (is_float(to))
+    cureduce_ref_store_float(to, x, value);
+  else
+    store_integer(to, (uint64_t)x, value);
+}

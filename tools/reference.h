@@ -66,6 +66,15 @@ cureduce_ref_result cureduce_ref_exact_sum(cureduce_dtype input, cureduce_dtype 
 bool cureduce_ref_matches(cureduce_op op, cureduce_dtype output, const cureduce_value *got,
                      const cureduce_ref_result *expected, char *why, size_t why_size);
 
+/* Transforms (cureduce_transform): the type a map gives, and data[0..n) mapped into `mapped` (n
+ * elements of that type), the sign cleared, squared with one rounding, or 1 for nonzero, as the
+ * header documents each. */
+cureduce_dtype cureduce_ref_mapped_type(cureduce_transform transform, cureduce_dtype input);
+void cureduce_ref_map(cureduce_transform transform, cureduce_dtype input, const void *data, size_t n, void *mapped);
+/* A result's value of type `from` stored as type `to`, as a kernel's store converts it: a float
+ * rounded once to nearest, an integer's value; the index stays. */
+void cureduce_ref_convert(cureduce_dtype from, cureduce_dtype to, cureduce_value *value);
+
 /* The result as a double (or the index for arg ops, separately), for messages. */
 double cureduce_ref_value_as_double(cureduce_dtype type, const cureduce_value *value);
 

@@ -121,8 +121,35 @@ typedef enum cureduce_dtype {
   CUREDUCE_DTYPE_COUNT
 } cureduce_dtype;
 
-/* "sum", "f32", ...; NULL outside the enum. */
+/*
+ * A map applied to every element before the operation, fused into the same pass (a field of the
+ * problem; CUREDUCE_TRANSFORM_NONE keeps the plain operation). Float inputs only (f16, bf16, f32,
+ * f64), every layout, every operation but exact_sum.
+ *   ABS:     |x|, the sign bit cleared: exact in the input type (-0 becomes +0, a NaN stays a NaN).
+ *            sum: the L1 norm; max: amax (the FP8/int8 scaling statistic); argmax: BLAS i?amax
+ *            (the first index of the largest |x|, 0-based; a NaN wins as in argmax).
+ *   SQUARE:  x * x, computed and accumulated in f32 (f16, bf16, f32 inputs) or f64 (f64 inputs):
+ *            sum: the sum of squares, which overflows to +inf where squares pass the accumulator's
+ *            range (beyond about 1.8e19 for f32).
+ *   NONZERO: 1 where x != 0 (a NaN counts), else 0, as a u8: sum: the count of nonzero elements
+ *            (accumulated in u64, exact); max: any; min: all; argmax: the index of the first nonzero
+ *            element, value 1 (index 0, value 0, when every element is zero); argmin: the first
+ *            zero's.
+ * The mapped value has the "mapped type" (the input type for ABS; f32 or f64 for SQUARE; u8 for
+ * NONZERO); the accumulator type is the operation's for the mapped type (cureduce_accumulator_type),
+ * and the output type must be the input type or that accumulator type.
+ */
+typedef enum cureduce_transform {
+  CUREDUCE_TRANSFORM_NONE = 0,
+  CUREDUCE_TRANSFORM_ABS = 1,
+  CUREDUCE_TRANSFORM_SQUARE = 2,
+  CUREDUCE_TRANSFORM_NONZERO = 3,
+  CUREDUCE_TRANSFORM_COUNT
+} cureduce_transform;
+
+/* "sum", "f32", "abs", ...; NULL outside the enum. */
 CUREDUCE_API const char *cureduce_op_name(cureduce_op op);
+CUREDUCE_API const char *cureduce_transform_name(cureduce_transform transform);
 CUREDUCE_API const char *cureduce_dtype_name(cureduce_dtype dtype);
 /* Bytes per element; 0 outside the enum. */
 CUREDUCE_API size_t cureduce_dtype_size(cureduce_dtype dtype);
@@ -142,6 +169,10 @@ CUREDUCE_API cureduce_status cureduce_accumulator_type(cureduce_op op, cureduce_
                                                        cureduce_dtype *accumulator);
 CUREDUCE_API cureduce_status cureduce_check_types(cureduce_op op, cureduce_dtype input,
                                                   cureduce_dtype output);
+/* The same for a transformed reduction (cureduce_transform): UNSUPPORTED, with the reason in
+ * cureduce_last_error_detail(), for a pair the transform does not take. */
+CUREDUCE_API cureduce_status cureduce_check_transform_types(cureduce_op op, cureduce_transform transform,
+                                                            cureduce_dtype input, cureduce_dtype output);
 
 /*
  * A result brought back to the host, and the layout of an argmin/argmax result on the device:
@@ -274,9 +305,10 @@ typedef struct cureduce_problem {
   uint64_t rows;              /* rows of the matrix, or the number of segments */
   uint64_t cols;              /* rows, columns: elements a row; segments: 0 */
   uint64_t leading_dimension; /* rows, columns: elements from one row's start to the next's */
-  /* Room for later fields (transforms, accuracy modes), each of which is zero when unused and so
+  cureduce_transform transform; /* a map fused before the operation; 0: none */
+  /* Room for later fields (expressions, accuracy modes), each of which is zero when unused and so
    * keeps today's meaning; keep zero. A plan refuses a problem with any of it set. */
-  unsigned char reserved[72];
+  unsigned char reserved[68];
 } cureduce_problem;
 
 /* A contiguous problem: every field set, reserved bytes zero. */

@@ -1,0 +1,394 @@
+/* Transforms (abs, square, nonzero) of one float input type (argv[1]) against the host reference:
+ * every operation a transform takes and each output type it allows, on whole arrays (1 to 2^20 + 3
+ * elements, aligned and one element off), and sum, max and argmax on rows (compiled and run-time
+ * lengths, padded), columns and segments (empty ones among them), through the heuristic's plan,
+ * and for sums every spec the tuner may pick for the shape (cureduce_shape_tune_space), pinned;
+ * planted cases of the documented semantics (abs: -x and x tie at the first index, -0 is +0, a NaN
+ * wins; nonzero: all zeros, a NaN counts); and a transformed shape tuned by
+ * cureduce_tune_problems, which is a class of its own. The reference maps the data on the host
+ * (cureduce_ref_map, its own account of each map), reduces the mapped values in higher precision,
+ * and converts to the output type. Every result and the guard after them poisoned before each
+ * run; float sums run on data that rounds, within gamma(depth) sum|x| (an extra level for a
+ * square fused into its add). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "plan.h"
+#include "problem.h"
+#include "shape.h"
+
+static cureduce_dtype tested_type;
+static harness_gpu gpu;
+static CUdeviceptr input_buffer, offsets_buffer, output_buffer, scratch;
+
+enum { poison_byte = 0xA5, guard_bytes = 64, max_elements = (1 << 20) + 8, max_segments = 1000 };
+static const size_t scratch_bytes = 64u << 20;
+
+/* ---- data and the reference -------------------------------------------------------------------- */
+
+/* Fresh data for the operation, or data whose sums round; for nonzero a third of it ±0. */
+static void fill(cureduce_op op, cureduce_transform transform, bool rounding, void *data, size_t count) {
+  if (rounding)
+    cureduce_ref_fill_rounding(tested_type, data, count);
+  else
+    cureduce_ref_fill(op, tested_type, data, count);
+  if (transform == CUREDUCE_TRANSFORM_NONZERO)
+    for (size_t i = 0; i < count; i++)
+      if (cureduce_ref_random_range(0, 2) == 0)
+        cureduce_ref_put_float(tested_type, data, i, cureduce_ref_random_range(0, 1) ? 0.0 : -0.0);
+}
+
+/* An empty row's result: the operation's identity for the mapped type, in the output type. */
+static cureduce_ref_result empty_result(cureduce_op op, cureduce_dtype mapped, cureduce_dtype accumulator,
+                                        cureduce_dtype output) {
+  cureduce_ref_result r = {.value = {.index = -1}};
+  bool is_max = op == CUREDUCE_OP_MAX || op == CUREDUCE_OP_ARGMAX;
+  if (mapped == CUREDUCE_U8) /* nonzero: sums and products are u64, min/max u8 */
+    r.value.value.u64 = op == CUREDUCE_OP_PROD ? 1 : op == CUREDUCE_OP_SUM || is_max ? 0 : 255;
+  else
+    cureduce_ref_store_float(accumulator, op == CUREDUCE_OP_SUM    ? 0.0L
+                                          : op == CUREDUCE_OP_PROD ? 1.0L
+                                          : is_max                 ? -INFINITY
+                                                                   : INFINITY,
+                             &r.value);
+  cureduce_ref_convert(accumulator, output, &r.value);
+  return r;
+}
+
+/* The expected result of `length` input elements. */
+static cureduce_ref_result expected_of(const cureduce_problem *p, const unsigned char *elements, size_t length,
+                                       bool rounding, unsigned depth) {
+  cureduce_dtype mapped = cureduce_ref_mapped_type(p->transform, p->input_type), accumulator;
+  ck_assert(cureduce_accumulator_type(p->op, mapped, &accumulator) == CUREDUCE_STATUS_OK);
+  if (length == 0)
+    return empty_result(p->op, mapped, accumulator, p->output_type);
+  unsigned char *values = malloc(length * 8);
+  ck_assert(values);
+  cureduce_ref_map(p->transform, p->input_type, elements, length, values);
+  cureduce_ref_result r = rounding ? cureduce_ref_expected_sum(mapped, accumulator, values, length, depth + 1)
+                                   : cureduce_ref_expected(p->op, mapped, accumulator, values, length);
+  free(values);
+  cureduce_ref_convert(accumulator, p->output_type, &r.value);
+  return r;
+}
+
+/* The elements of result i, gathered from host data whose element 0 is the run's input. */
+static size_t gather(const cureduce_problem *p, const unsigned char *data, const int64_t *begin, const int64_t *end,
+                     uint64_t i, unsigned char *into) {
+  size_t element = cureduce_dtype_size(p->input_type);
+  switch (p->layout) {
+  case CUREDUCE_LAYOUT_CONTIGUOUS: memcpy(into, data, (size_t)p->n * element); return (size_t)p->n;
+  case CUREDUCE_LAYOUT_ROWS: memcpy(into, data + i * p->leading_dimension * element, p->cols * element); return p->cols;
+  case CUREDUCE_LAYOUT_COLUMNS:
+    for (uint64_t r = 0; r < p->rows; r++)
+      memcpy(into + r * element, data + (r * p->leading_dimension + i) * element, element);
+    return p->rows;
+  default: break;
+  }
+  size_t length = end[i] > begin[i] ? (size_t)(end[i] - begin[i]) : 0;
+  memcpy(into, data + (size_t)begin[i] * element, length * element);
+  return length;
+}
+
+/* ---- running ----------------------------------------------------------------------------------- */
+
+typedef struct run {
+  cureduce_context *context; /* NULL: the harness's */
+  cureduce_problem problem;
+  const char *spec;          /* pinned, or NULL for the plan's own choice */
+  CUdeviceptr input;         /* element 0 */
+  const unsigned char *host; /* the same on the host */
+  const int64_t *begin, *end; /* segments, on the host; on the device at offsets_buffer */
+  bool rounding;
+  cureduce_plan_origin expected_origin; /* checked when not pinned */
+} run;
+
+/* The most additions an element meets: its thread's share of the input, or a shaped result's whole
+ * length, plus unroll accumulators, shuffle and block folds and the last block's fold of the
+ * partials, bounded generously (64 and the partials per thread). */
+static unsigned depth_of(const cureduce_problem *p, const cureduce_plan_info *info, size_t length) {
+  if (p->layout != CUREDUCE_LAYOUT_CONTIGUOUS)
+    return (unsigned)(length + 64 + info->grid_y);
+  size_t threads = (size_t)info->grid * info->block;
+  return (unsigned)((length + threads - 1) / threads * 16 + 64 + (info->grid + info->block - 1) / info->block);
+}
+
+static void execute_and_check(const run *r) {
+  const cureduce_problem *p = &r->problem;
+  cureduce_plan *plan;
+  ck_assert_msg(cureduce_plan_create(&plan, r->context ? r->context : gpu.context, p, r->spec) == CUREDUCE_STATUS_OK,
+                "plan %s: %s", r->spec ? r->spec : "(own choice)", cureduce_last_error_detail());
+  cureduce_plan_info info;
+  ck_assert(cureduce_plan_describe(plan, &info) == CUREDUCE_STATUS_OK);
+  ck_assert_msg(strstr(info.spec, cureduce_transform_name(p->transform)), "%s has lost its transform", info.spec);
+  if (!r->spec)
+    ck_assert_msg(info.origin == r->expected_origin, "%s: origin %d", info.spec, (int)info.origin);
+  size_t result_bytes = cureduce_result_bytes(p->op, p->output_type);
+  size_t bytes = (size_t)cureduce_problem_results(p) * result_bytes;
+  ck_assert(gpu.cu->cuMemsetD8(output_buffer, poison_byte, bytes + guard_bytes) == CUDA_SUCCESS);
+  void *workspace = NULL; /* pinned specs in a workspace of the test's, filled with garbage */
+  if (r->spec || info.workspace_bytes > 132096) {
+    ck_assert(gpu.cu->cuMemsetD8(scratch, poison_byte, scratch_bytes) == CUDA_SUCCESS);
+    workspace = (void *)(uintptr_t)scratch;
+  }
+  const void *in = (const void *)(uintptr_t)r->input;
+  void *out = (void *)(uintptr_t)output_buffer;
+  const int64_t *begin = (const int64_t *)(uintptr_t)offsets_buffer, *end = begin + max_segments;
+  cureduce_status status = p->layout == CUREDUCE_LAYOUT_SEGMENTS
+                               ? cureduce_plan_execute_segments(plan, in, begin, end, out, workspace, scratch_bytes, NULL)
+                               : cureduce_plan_execute(plan, in, out, workspace, scratch_bytes, NULL);
+  ck_assert_msg(status == CUREDUCE_STATUS_OK, "%s: %s", info.spec, cureduce_last_error_detail());
+  unsigned char *got = malloc(bytes + guard_bytes), *elements = malloc(max_elements * 8);
+  ck_assert(got && elements);
+  harness_download(&gpu, got, output_buffer, bytes + guard_bytes);
+  for (size_t b = bytes; b < bytes + guard_bytes; b++)
+    ck_assert_msg(got[b] == poison_byte, "%s wrote past its %zu result bytes", info.spec, bytes);
+  for (uint64_t i = 0; i < cureduce_problem_results(p); i++) {
+    size_t length = gather(p, r->host, r->begin, r->end, i, elements);
+    cureduce_ref_result expected = expected_of(p, elements, length, r->rounding, depth_of(p, &info, length));
+    cureduce_value value = {.index = -1};
+    memcpy(&value, got + i * result_bytes, result_bytes);
+    char why[256];
+    ck_assert_msg(cureduce_ref_matches(p->op, p->output_type, &value, &expected, why, sizeof why),
+                  "%s (n %llu, rows %llu, cols %llu, ld %llu), result %llu of %zu elements%s: %s", info.spec,
+                  (unsigned long long)p->n, (unsigned long long)p->rows, (unsigned long long)p->cols,
+                  (unsigned long long)p->leading_dimension, (unsigned long long)i, length,
+                  r->rounding ? " (data that rounds)" : "", why);
+  }
+  free(got);
+  free(elements);
+  cureduce_plan_destroy(plan);
+}
+
+/* Each output type the (operation, transform) allows for the tested input: the input type, then
+ * the accumulator type when it differs. */
+static int outputs_of(cureduce_op op, cureduce_transform transform, cureduce_dtype outputs[2]) {
+  cureduce_dtype accumulator;
+  ck_assert(cureduce_accumulator_type(op, cureduce_ref_mapped_type(transform, tested_type), &accumulator) ==
+            CUREDUCE_STATUS_OK);
+  outputs[0] = tested_type, outputs[1] = accumulator;
+  for (int o = 0; o < 2; o++)
+    ck_assert_msg(cureduce_check_transform_types(op, transform, tested_type, outputs[o]) == CUREDUCE_STATUS_OK, "%s",
+                  cureduce_last_error_detail());
+  return accumulator == tested_type ? 1 : 2;
+}
+
+/* Uploads `count` elements of fresh data at input + offset elements and runs the problem for each
+ * output type and data kind; with `space`, sums into the accumulator type also run every spec the
+ * tuner may pick for the shape. */
+static void check_problem(cureduce_problem problem, size_t offset, size_t count, const int64_t *begin,
+                          const int64_t *end, bool space) {
+  size_t element = cureduce_dtype_size(tested_type);
+  unsigned char *host = malloc((count + offset) * element);
+  ck_assert(host);
+  cureduce_dtype outputs[2];
+  int output_count = outputs_of(problem.op, problem.transform, outputs);
+  bool sums = problem.op == CUREDUCE_OP_SUM && problem.transform != CUREDUCE_TRANSFORM_NONZERO;
+  for (int rounding = 0; rounding < (sums ? 2 : 1); rounding++) {
+    fill(problem.op, problem.transform, rounding, host + offset * element, count);
+    harness_upload(&gpu, input_buffer + offset * element, host + offset * element, count * element);
+    for (int o = 0; o < output_count; o++) {
+      problem.output_type = outputs[o];
+      run r = {.problem = problem, .input = input_buffer + offset * element, .host = host + offset * element,
+               .begin = begin, .end = end, .rounding = rounding, .expected_origin = CUREDUCE_PLAN_HEURISTIC};
+      execute_and_check(&r);
+      if (!space || o + 1 != output_count)
+        continue;
+      cureduce_spec specs[CUREDUCE_SHAPE_SPACE_MAX];
+      const cureduce_device_info *device = &gpu.context->info;
+      size_t n = cureduce_shape_tune_space(
+          &problem, device->sm_count, device->max_threads_per_sm, false,
+          cureduce_shape_workspace_limit(&problem, device->sm_count, device->max_threads_per_sm), specs,
+          CUREDUCE_SHAPE_SPACE_MAX);
+      ck_assert(n > 0);
+      for (size_t s = 0; s < n; s++) {
+        char text[CUREDUCE_SPEC_TEXT_MAX];
+        cureduce_spec_format(&specs[s], text);
+        r.spec = text;
+        execute_and_check(&r);
+      }
+    }
+  }
+  free(host);
+}
+
+/* ---- the sweeps ---------------------------------------------------------------------------------- */
+
+START_TEST(test_whole_arrays) {
+  cureduce_transform transform = (cureduce_transform)_i;
+  static const struct {
+    size_t n, offset;
+  } sizes[] = {{1, 0}, {1001, 0}, {(1 << 20) + 3, 1}};
+  for (int op = 0; op < CUREDUCE_OP_COUNT; op++) {
+    if (op == CUREDUCE_OP_EXACT_SUM)
+      continue;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+      cureduce_problem problem;
+      cureduce_problem_init(&problem, (cureduce_op)op, tested_type, tested_type, sizes[s].n);
+      problem.transform = transform;
+      check_problem(problem, sizes[s].offset, sizes[s].n, NULL, NULL, false);
+    }
+  }
+}
+END_TEST
+
+/* Segments back to back from a random start: empty ones, lengths up to 1000 (within the input buffer). */
+static size_t draw_segments(int64_t *begin, int64_t *end) {
+  int64_t at = cureduce_ref_random_range(0, 7);
+  for (int i = 0; i < max_segments; i++) {
+    int64_t length = cureduce_ref_random_range(0, 9) == 0 ? 0 : cureduce_ref_random_range(1, 1000);
+    begin[i] = at, end[i] = at + length, at += length;
+  }
+  return (size_t)at;
+}
+
+START_TEST(test_shapes) {
+  cureduce_transform transform = (cureduce_transform)_i;
+  static const struct {
+    cureduce_layout layout;
+    uint64_t rows, cols, leading;
+  } matrices[] = {{CUREDUCE_LAYOUT_ROWS, 1000, 7, 7},
+                  {CUREDUCE_LAYOUT_ROWS, 33, 5000, 5003},
+                  {CUREDUCE_LAYOUT_ROWS, 2, 100000, 100000},
+                  {CUREDUCE_LAYOUT_COLUMNS, 333, 3, 5},
+                  {CUREDUCE_LAYOUT_COLUMNS, 3000, 64, 64}};
+  static const cureduce_op ops[] = {CUREDUCE_OP_SUM, CUREDUCE_OP_MAX, CUREDUCE_OP_ARGMAX};
+  int64_t begin[max_segments], end[max_segments];
+  size_t elements = draw_segments(begin, end);
+  harness_upload(&gpu, offsets_buffer, begin, sizeof begin);
+  harness_upload(&gpu, offsets_buffer + max_segments * 8, end, sizeof end);
+  for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+    bool space = ops[o] == CUREDUCE_OP_SUM;
+    for (size_t m = 0; m < sizeof matrices / sizeof matrices[0]; m++) {
+      cureduce_problem problem;
+      cureduce_problem_init_matrix(&problem, matrices[m].layout, ops[o], tested_type, tested_type, matrices[m].rows,
+                                   matrices[m].cols, matrices[m].leading);
+      problem.transform = transform;
+      check_problem(problem, 0, (size_t)cureduce_problem_extent(&problem), NULL, NULL, space);
+    }
+    cureduce_problem problem;
+    cureduce_problem_init_segments(&problem, ops[o], tested_type, tested_type, max_segments);
+    problem.transform = transform;
+    check_problem(problem, 0, elements, begin, end, space);
+  }
+}
+END_TEST
+
+/* Planted cases, at 2^20 elements: abs ties -x with a later x (the first index wins, its value
+ * +|x|), amax of a -0 among negatives' smaller magnitudes, a NaN at the end that wins; nonzero of
+ * all zeros (count 0, argmax index 0) and of a lone NaN. The reference checks the same semantics;
+ * these make the data reach them. */
+START_TEST(test_planted_semantics) {
+  const size_t n = 1 << 20;
+  size_t element = cureduce_dtype_size(tested_type);
+  unsigned char *host = malloc(n * element);
+  ck_assert(host);
+  static const cureduce_op abs_ops[] = {CUREDUCE_OP_MAX, CUREDUCE_OP_ARGMAX, CUREDUCE_OP_ARGMIN, CUREDUCE_OP_SUM};
+  for (int plant = 0; plant < 3; plant++)
+    for (size_t o = 0; o < sizeof abs_ops / sizeof abs_ops[0]; o++) {
+      cureduce_ref_fill(CUREDUCE_OP_MAX, tested_type, host, n);
+      if (plant == 0) { /* the largest magnitude, negative first */
+        cureduce_ref_put_float(tested_type, host, 777, -1000.0);
+        cureduce_ref_put_float(tested_type, host, 5000, 1000.0);
+      } else if (plant == 1) { /* -0: the smallest magnitude, +0 in the result */
+        cureduce_ref_put_float(tested_type, host, 4242, -0.0);
+      } else {
+        cureduce_ref_put_float(tested_type, host, n - 1, NAN);
+      }
+      harness_upload(&gpu, input_buffer, host, n * element);
+      cureduce_problem problem;
+      cureduce_problem_init(&problem, abs_ops[o], tested_type, tested_type, n);
+      problem.transform = CUREDUCE_TRANSFORM_ABS;
+      run r = {.problem = problem, .input = input_buffer, .host = host, .expected_origin = CUREDUCE_PLAN_HEURISTIC};
+      execute_and_check(&r);
+    }
+  static const cureduce_op nonzero_ops[] = {CUREDUCE_OP_SUM, CUREDUCE_OP_MAX, CUREDUCE_OP_MIN, CUREDUCE_OP_ARGMAX,
+                                            CUREDUCE_OP_ARGMIN};
+  for (int plant = 0; plant < 2; plant++)
+    for (size_t o = 0; o < sizeof nonzero_ops / sizeof nonzero_ops[0]; o++) {
+      for (size_t i = 0; i < n; i++)
+        cureduce_ref_put_float(tested_type, host, i, cureduce_ref_random_range(0, 1) ? 0.0 : -0.0);
+      if (plant == 1)
+        cureduce_ref_put_float(tested_type, host, 99999, NAN);
+      harness_upload(&gpu, input_buffer, host, n * element);
+      cureduce_problem problem;
+      cureduce_problem_init(&problem, nonzero_ops[o], tested_type, tested_type, n);
+      problem.transform = CUREDUCE_TRANSFORM_NONZERO;
+      run r = {.problem = problem, .input = input_buffer, .host = host, .expected_origin = CUREDUCE_PLAN_HEURISTIC};
+      execute_and_check(&r);
+    }
+  free(host);
+}
+END_TEST
+
+/* cureduce_tune_problems of a transformed shape stores a record of its own class: plans of that
+ * (operation, transform) take it, plans without the transform do not, and the tuned plan is right. */
+START_TEST(test_tuned_transform_is_its_own_class) {
+  char *folder = harness_temporary_folder();
+  ck_assert_ptr_nonnull(folder);
+  cureduce_context *context = harness_context_in(folder, CUREDUCE_TUNING_CACHED);
+  cureduce_problem problem;
+  cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_SUM, tested_type, tested_type, 40, 3000,
+                               3000);
+  problem.transform = CUREDUCE_TRANSFORM_SQUARE;
+  ck_assert_msg(cureduce_tune_problems(context, &problem, 1, 0, 1) == CUREDUCE_STATUS_OK, "%s",
+                cureduce_last_error_detail());
+  size_t element = cureduce_dtype_size(tested_type), count = (size_t)cureduce_problem_extent(&problem);
+  unsigned char *host = malloc(count * element);
+  ck_assert(host);
+  cureduce_ref_fill_rounding(tested_type, host, count);
+  harness_upload(&gpu, input_buffer, host, count * element);
+  run r = {.context = context, .problem = problem, .input = input_buffer, .host = host, .rounding = true,
+           .expected_origin = CUREDUCE_PLAN_TUNED};
+  execute_and_check(&r);
+  cureduce_plan *plain;
+  problem.transform = CUREDUCE_TRANSFORM_NONE;
+  ck_assert(cureduce_plan_create(&plain, context, &problem, NULL) == CUREDUCE_STATUS_OK);
+  cureduce_plan_info info;
+  ck_assert(cureduce_plan_describe(plain, &info) == CUREDUCE_STATUS_OK);
+  ck_assert_msg(info.origin == CUREDUCE_PLAN_HEURISTIC, "the untransformed sum took %s", info.spec);
+  cureduce_plan_destroy(plain);
+  free(host);
+  cureduce_context_destroy(context);
+  ck_assert(harness_remove_tree(folder));
+}
+END_TEST
+
+static void open_gpu(void) {
+  gpu = harness_gpu_open();
+  input_buffer = harness_device_alloc(&gpu, (size_t)max_elements * 8 * 2);
+  offsets_buffer = harness_device_alloc(&gpu, 2 * max_segments * 8);
+  output_buffer = harness_device_alloc(&gpu, 4096 * 16 + guard_bytes);
+  scratch = harness_device_alloc(&gpu, scratch_bytes);
+}
+static void close_gpu(void) {
+  CUdeviceptr buffers[] = {input_buffer, offsets_buffer, output_buffer, scratch};
+  for (size_t i = 0; i < 4; i++)
+    gpu.cu->cuMemFree(buffers[i]);
+  harness_gpu_close(&gpu);
+}
+
+int main(int argc, char **argv) {
+  int type = -1;
+  for (int t = CUREDUCE_F16; argc == 2 && t <= CUREDUCE_F64; t++)
+    if (strcmp(argv[1], cureduce_dtype_name((cureduce_dtype)t)) == 0)
+      type = t;
+  if (type < 0) {
+    fprintf(stderr, "usage: %s TYPE   (f16, bf16, f32, f64: transforms take floats)\n", argv[0]);
+    return 2;
+  }
+  tested_type = (cureduce_dtype)type;
+  Suite *suite = suite_create("gpu-transforms");
+  TCase *transforms = tcase_create("transforms");
+  tcase_set_timeout(transforms, 900);
+  tcase_add_unchecked_fixture(transforms, open_gpu, close_gpu);
+  tcase_add_loop_test(transforms, test_whole_arrays, CUREDUCE_TRANSFORM_NONE + 1, CUREDUCE_TRANSFORM_COUNT);
+  tcase_add_loop_test(transforms, test_shapes, CUREDUCE_TRANSFORM_NONE + 1, CUREDUCE_TRANSFORM_COUNT);
+  tcase_add_test(transforms, test_planted_semantics);
+  tcase_add_test(transforms, test_tuned_transform_is_its_own_class);
+  suite_add_tcase(suite, transforms);
+  return harness_run(suite, true);
+}
