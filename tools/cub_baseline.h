@@ -27,6 +27,12 @@ int cureduce_cub_segmented_sum(cureduce_dtype type, const void *input, size_t se
                                const int64_t *begin, const int64_t *end, void *output, void *temp, size_t *temp_bytes,
                                void *stream);
 
+/* CUB against a transform (cureduce_transform) on a float type: sum, max and argmax of abs (L1, amax,
+ * i?amax), sum of square, sum of nonzero (a u64 count), into the float accumulator type (f32, or
+ * f64 for f64; argmax: that value and the int64 index at byte 8). -1 for any other combination. */
+int cureduce_cub_transform_reduce(cureduce_op op, cureduce_transform transform, cureduce_dtype type, const void *input,
+                                  size_t n, void *output, void *temp, size_t *temp_bytes, void *stream);
+
 /* CUB's version, e.g. 300001 for 3.0.1. */
 int cureduce_cub_version(void);
 

@@ -47,6 +47,12 @@ static void usage(FILE *out) {
         "  --layouts LIST    with --shapes: which of rows, columns, segments (default all three)\n"
         "  --ops LIST        operations, e.g. sum,max (sum, prod, min, max, argmin, argmax,\n"
         "                    exact_sum: float types only)\n"
+        "  --transform NAME  fuse a map before the operation: abs, square or nonzero (float types\n"
+        "                    only; sum of abs is L1, max of abs amax, argmax of abs i?amax); every\n"
+        "                    result is checked against the host reference at every n, and CUB's\n"
+        "                    column is TransformReduce (ArgMax over a transform iterator) with the\n"
+        "                    same map for L1, amax, i?amax, the sum of squares and the count of\n"
+        "                    nonzeros, timed only (its types are the float accumulator's)\n"
         "  --types LIST      input types, e.g. f32,bf16\n"
         "  --all             every input type\n"
         "  --sizes LIST      element counts, e.g. 2^20,1000000\n"
@@ -83,6 +89,7 @@ typedef enum format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON } format;
 
 typedef struct options {
   bool ladder, shapes, random_data, flush_l2;
+  cureduce_transform transform; /* --transform; none by default */
   size_t offset;
   format format;
   int device, reps;
@@ -113,7 +120,8 @@ static int parse_options(int argc, char **argv, options *o) {
       {"device", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
       {"data", required_argument, NULL, 'D'},   {"l2", required_argument, NULL, 'L'},
       {"offset", required_argument, NULL, 'O'}, {"shapes", no_argument, NULL, 'S'},
-      {"layouts", required_argument, NULL, 'Y'}, {NULL, 0, NULL, 0}};
+      {"layouts", required_argument, NULL, 'Y'}, {"transform", required_argument, NULL, 'T'},
+      {NULL, 0, NULL, 0}};
   *o = (options){.reps = 200, .op_count = 0, .type_count = 0, .size_count = 0};
   bool ok = true;
   const char *why = "see --help";
@@ -135,6 +143,13 @@ static int parse_options(int argc, char **argv, options *o) {
       ok = *end == '\0' && end != optarg && o->offset < 256;
       why = "--offset takes a number of bytes below 256";
       break;
+    case 'T': {
+      int transform = cureduce_transform_from_name(optarg);
+      ok = transform > CUREDUCE_TRANSFORM_NONE;
+      o->transform = (cureduce_transform)(ok ? transform : 0);
+      why = "--transform takes abs, square or nonzero";
+      break;
+    }
     case 'l': o->ladder = true; break;
     case 'S': o->shapes = true; break;
     case 'Y':
@@ -177,6 +192,8 @@ static int parse_options(int argc, char **argv, options *o) {
     ok = false, why = "--shapes takes --ops, --types, --sizes, --layouts, --reps and --csv (its data are the exact grid)";
   if (ok && o->layout_count && !o->shapes)
     ok = false, why = "--layouts goes with --shapes";
+  if (ok && o->transform && (o->ladder || o->shapes))
+    ok = false, why = "--transform goes with the whole-array comparison, not --ladder or --shapes (yet)";
   if (ok && optind < argc)
     ok = false, why = "arguments other than options";
   if (!ok) {
@@ -236,13 +253,35 @@ typedef struct raw_launch {
 
 /* What one timed call enqueues. */
 typedef struct call {
-  enum { CALL_LIBRARY, CALL_SPEC, CALL_CUB, CALL_RAW } kind;
+  enum { CALL_LIBRARY, CALL_PLAN, CALL_SPEC, CALL_CUB, CALL_RAW } kind;
   cureduce_op op;
+  cureduce_transform transform;
   cureduce_dtype input, output;
   size_t n;
-  cureduce_spec spec;    /* CALL_SPEC */
-  const raw_launch *raw; /* CALL_RAW */
+  const cureduce_plan *plan; /* CALL_PLAN: a transformed problem's (the shortcut takes none) */
+  cureduce_spec spec;        /* CALL_SPEC */
+  const raw_launch *raw;     /* CALL_RAW */
 } call;
+
+#ifdef CUREDUCE_HAVE_CUB
+/* CUB's reduction of the call's operation, transform and type; -1 where it has none to compare. */
+static int cub_run(const call *c, const void *in, void *out, void *temp, size_t *temp_bytes, void *stream) {
+  return c->transform ? cureduce_cub_transform_reduce(c->op, c->transform, c->input, in, c->n, out, temp, temp_bytes,
+                                                      stream)
+                      : cureduce_cub_reduce(c->op, c->input, in, c->n, out, temp, temp_bytes, stream);
+}
+#endif
+
+/* Whether CUB has a figure for the call's (operation, transform, type). */
+static bool cub_covers(const call *c) {
+#ifdef CUREDUCE_HAVE_CUB
+  size_t bytes = 0;
+  return cub_run(c, NULL, NULL, NULL, &bytes, NULL) == 0;
+#else
+  (void)c;
+  return false;
+#endif
+}
 
 
 static void enqueue(bench *b, const call *c) {
@@ -250,13 +289,13 @@ static void enqueue(bench *b, const call *c) {
   cureduce_status status = CUREDUCE_STATUS_OK;
   switch (c->kind) {
   case CALL_LIBRARY: status = cureduce_reduce(b->context, c->op, c->input, in, c->n, c->output, out, b->stream); break;
+  case CALL_PLAN: status = cureduce_plan_execute(c->plan, in, out, NULL, 0, b->stream); break;
   case CALL_SPEC:
     status = cureduce_ladder_run(b->context, &c->spec, in, c->n, out, b->stream, (void *)(uintptr_t)b->scratch);
     break;
   case CALL_CUB:
 #ifdef CUREDUCE_HAVE_CUB
-    if (cureduce_cub_reduce(c->op, c->input, in, c->n, out, (void *)(uintptr_t)b->cub_temp, &b->cub_temp_bytes,
-                            b->stream) != 0) {
+    if (cub_run(c, in, out, (void *)(uintptr_t)b->cub_temp, &b->cub_temp_bytes, b->stream) != 0) {
       fprintf(stderr, "cureduce-bench: CUB failed\n");
       exit(1);
     }
@@ -326,6 +365,21 @@ static cureduce_value run_once(bench *b, const call *c) {
   return v;
 }
 
+/* The host reference of the call on its input data, mapped first where it has a transform (the
+ * call's output is then the accumulator type of the mapped values). */
+static cureduce_ref_result reference_of(const call *c, const void *host) {
+  if (!c->transform)
+    return cureduce_ref_expected(c->op, c->input, c->output, host, c->n);
+  cureduce_dtype mapped = cureduce_ref_mapped_type(c->transform, c->input);
+  void *values = malloc(c->n * cureduce_dtype_size(mapped) + 1);
+  if (!values)
+    cureduce_bench_fail("no host memory for the reference");
+  cureduce_ref_map(c->transform, c->input, host, c->n, values);
+  cureduce_ref_result expected = cureduce_ref_expected(c->op, mapped, c->output, values, c->n);
+  free(values);
+  return expected;
+}
+
 /* Checks one configuration before timing it: against the host reference up to 2^24 elements
  * (the block pattern repeats, so the host reads the data back), else against CUB's result, which
  * must be the same bits where the result does not depend on the order of the operations: integers,
@@ -334,11 +388,14 @@ static cureduce_value run_once(bench *b, const call *c) {
 static const char *verify(bench *b, const call *c, bool have_cub, bool random_data) {
   cureduce_value got = run_once(b, c);
   char why[256];
-  if (c->n <= (size_t)1 << 24 || c->op == CUREDUCE_OP_EXACT_SUM) { /* exact sums: every bit, at any n */
+  /* exact sums: every bit, at any n; transforms: CUB's types differ (cub_transform.cu) */
+  if (c->n <= (size_t)1 << 24 || c->op == CUREDUCE_OP_EXACT_SUM || c->transform) {
     size_t bytes = c->n * cureduce_dtype_size(c->input);
     void *host = malloc(bytes ? bytes : 1);
+    if (!host)
+      cureduce_bench_fail("no host memory for the reference");
     cureduce_bench_check_cuda(b->cu->cuMemcpyDtoH(host, b->data, bytes), "cuMemcpyDtoH");
-    cureduce_ref_result expected = cureduce_ref_expected(c->op, c->input, c->output, host, c->n);
+    cureduce_ref_result expected = reference_of(c, host);
     free(host);
     if (!cureduce_ref_matches(c->op, c->output, &got, &expected, why, sizeof why)) {
       fprintf(stderr, "cureduce-bench: WRONG RESULT for n = %zu: %s\n", c->n, why);
@@ -456,12 +513,21 @@ static void print_row(const options *o, const bench *b, const row *r, bool first
   double rate = gbps(bytes, r->us), ceiling = 100 * rate / b->ceiling_gbps;
   double b2b_ceiling = 100 * gbps(bytes, r->b2b_us) / b->ceiling_gbps;
   double ratio = r->cub_us > 0 ? r->cub_us / r->us : NAN, of_stream = 100 * r->stream_b2b_us / r->b2b_us;
-  const char *op = cureduce_op_name(r->c->op), *type = cureduce_dtype_name(r->c->input);
+  const char *type = cureduce_dtype_name(r->c->input);
+  char op[32]; /* "sum", or with a transform "sum:abs" */
+  snprintf(op, sizeof op, "%s%s%s", cureduce_op_name(r->c->op), r->c->transform ? ":" : "",
+           r->c->transform ? cureduce_transform_name(r->c->transform) : "");
   switch (o->format) {
-  case FORMAT_TABLE:
-    printf("%-9s %-5s %12zu %9.2f %9.2f %8.1f %6.1f %6.1f %6.1f %9.2f %8.3f %6s\n", op, type, r->c->n, r->us,
-           r->b2b_us, rate, ceiling, b2b_ceiling, of_stream, r->cub_us, ratio, r->checked);
+  case FORMAT_TABLE: {
+    char cub[16] = "-", cub_ratio[16] = "-"; /* CUB has no such reduction */
+    if (r->cub_us > 0) {
+      snprintf(cub, sizeof cub, "%.2f", r->cub_us);
+      snprintf(cub_ratio, sizeof cub_ratio, "%.3f", ratio);
+    }
+    printf("%-14s %-5s %12zu %9.2f %9.2f %8.1f %6.1f %6.1f %6.1f %9s %8s %6s\n", op, type, r->c->n, r->us, r->b2b_us,
+           rate, ceiling, b2b_ceiling, of_stream, cub, cub_ratio, r->checked);
     break;
+  }
   case FORMAT_CSV:
     printf("%s,%s,%zu,%.2f,%.2f,%.1f,%.1f,%.1f,%.2f,%.1f,%.2f,%.3f,%s\n", op, type, r->c->n, r->us, r->b2b_us, rate,
            ceiling, b2b_ceiling, r->stream_b2b_us, of_stream, r->cub_us, ratio, r->checked);
@@ -488,7 +554,7 @@ static void print_comparison_header(const options *o) {
     printf("op,type,n,us,b2b_us,gbps,pct_ceiling,pct_ceiling_b2b,stream_b2b_us,pct_stream,cub_us,cub_over_cureduce,"
            "checked\n");
   else if (o->format == FORMAT_TABLE)
-    printf("%-9s %-5s %12s %9s %9s %8s %6s %6s %6s %9s %8s %6s\n", "op", "type", "n", "us", "b2b us", "GB/s", "%ceil",
+    printf("%-14s %-5s %12s %9s %9s %8s %6s %6s %6s %9s %8s %6s\n", "op", "type", "n", "us", "b2b us", "GB/s", "%ceil",
            "%b2b", "%strm", "CUB us", "CUB/cr", "check");
 }
 
@@ -501,24 +567,36 @@ static int compare_all(const options *o, bench *b, bool have_cub, double *ratios
       for (int s = 0; s < o->size_count; s++) {
         cureduce_op op = (cureduce_op)o->ops[p];
         cureduce_dtype type = (cureduce_dtype)o->types[t], output;
-        if (cureduce_accumulator_type(op, type, &output) != CUREDUCE_STATUS_OK)
-          continue; /* exact_sum of an integer type */
-        call c = {.kind = CALL_LIBRARY, .op = op, .input = type, .output = output, .n = o->sizes[s]};
+        if (cureduce_accumulator_type(op, cureduce_mapped_type(o->transform, type), &output) != CUREDUCE_STATUS_OK ||
+            cureduce_check_transform_types(op, o->transform, type, output) != CUREDUCE_STATUS_OK)
+          continue; /* exact_sum of an integer type, a transform of one */
+        call c = {.kind = o->transform ? CALL_PLAN : CALL_LIBRARY, .op = op, .transform = o->transform, .input = type,
+                  .output = output, .n = o->sizes[s]};
         if (c.n * cureduce_dtype_size(type) + o->offset > b->input_bytes)
           continue;
         if (o->random_data && op == CUREDUCE_OP_PROD && type <= CUREDUCE_F64)
           continue; /* products of random floats overflow: nothing to time */
+        cureduce_plan *plan = NULL;
+        if (o->transform) {
+          cureduce_problem problem;
+          cureduce_problem_init(&problem, op, type, output, c.n);
+          problem.transform = o->transform;
+          if (cureduce_plan_create(&plan, b->context, &problem, NULL) != CUREDUCE_STATUS_OK)
+            cureduce_bench_fail("planning a transformed reduction");
+          c.plan = plan;
+        }
         row r = {&c, 0, 0, 0, 0, verify(b, &c, have_cub, o->random_data)};
         r.us = time_median(b, &c, o->reps);
         r.b2b_us = time_back_to_back(b, &c, o->reps);
         r.stream_b2b_us = stream_us(b, c.n * cureduce_dtype_size(type), o->reps);
-        if (have_cub) {
+        if (have_cub && cub_covers(&c)) {
           call cub = c;
           cub.kind = CALL_CUB;
           r.cub_us = time_median(b, &cub, o->reps);
           ratios[ratio_count++] = r.cub_us / r.us;
         }
         print_row(o, b, &r, rows++ == 0);
+        cureduce_plan_destroy(plan);
       }
   }
   return ratio_count;
@@ -555,7 +633,7 @@ static void report_host_overhead(const options *o, bench *b) {
   call c = {.kind = CALL_LIBRARY, .op = CUREDUCE_OP_SUM, .input = CUREDUCE_F32, .output = CUREDUCE_F32, .n = n};
   const cureduce_choice *plan;
   CUdeviceptr slot;
-  cureduce_plancache_key key = {c.op, c.input, c.output, cureduce_size_bucket(n)};
+  cureduce_plancache_key key = {c.op, c.input, c.output, cureduce_size_bucket(n), CUREDUCE_TRANSFORM_NONE};
   if (cureduce_plan_choice(b->context, &key, &plan) != CUREDUCE_STATUS_OK ||
       cureduce_workspace_slot(&b->context->workspace, b->stream, &slot) != CUREDUCE_STATUS_OK)
     cureduce_bench_fail("planning the host-overhead run");
@@ -729,7 +807,9 @@ static void allocate(const options *o, bench *b, bool have_cub) {
     for (int p = 0; p < o->op_count; p++)
       for (int t = 0; t < o->type_count; t++) {
         size_t bytes = 0;
-        cureduce_cub_reduce((cureduce_op)o->ops[p], (cureduce_dtype)o->types[t], NULL, largest, NULL, NULL, &bytes, NULL);
+        call c = {.op = (cureduce_op)o->ops[p], .transform = o->transform, .input = (cureduce_dtype)o->types[t],
+                  .n = largest};
+        cub_run(&c, NULL, NULL, NULL, &bytes, NULL);
         most = bytes > most ? bytes : most;
       }
     b->cub_temp_bytes = most;
