@@ -350,8 +350,8 @@ template <int IN> struct reduction<CUREDUCE_OP_ARGMAX, IN> : arg_reduction<IN, t
 // ---- Transforms -------------------------------------------------------------------------------
 // A map from an input element to the value the operation reduces, of the type `mapped`. abs clears
 // the sign bit, exact in the input type, so the operation's keys and vector paths stay as they are
-// (map_vector clears a whole vector's sign bits at once); square and nonzero compute in the float
-// accumulator type and give f32/f64 and u8 values.
+// (map_vector clears a whole vector's sign bits at once); square, nonzero and the caller's
+// expression compute in the float accumulator type and give f32/f64 and u8 values.
 template <int T, int IN> struct transform {  // none
   static const int mapped = IN;
   static __device__ __forceinline__ typename element<IN>::storage apply(typename element<IN>::storage s) { return s; }
@@ -374,6 +374,15 @@ template <int IN> struct transform<CUREDUCE_TRANSFORM_SQUARE, IN> {
     return v * v;
   }
 };
+#if CUREDUCE_TRANSFORM == CUREDUCE_TRANSFORM_EXPRESSION
+// The caller's map: cureduce_user_map, written by the host before this file.
+template <int IN> struct transform<CUREDUCE_TRANSFORM_EXPRESSION, IN> {
+  static const int mapped = IN == CUREDUCE_DTYPE_F64 ? CUREDUCE_DTYPE_F64 : CUREDUCE_DTYPE_F32;
+  static __device__ __forceinline__ typename element<mapped>::storage apply(typename element<IN>::storage s) {
+    return cureduce_user_map(element<IN>::to_value(s));
+  }
+};
+#endif
 template <int IN> struct transform<CUREDUCE_TRANSFORM_NONZERO, IN> {
   static const int mapped = CUREDUCE_DTYPE_U8;
   static __device__ __forceinline__ unsigned char apply(typename element<IN>::storage s) {

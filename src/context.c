@@ -178,8 +178,8 @@ cureduce_status cureduce_context_adopt_tuning(cureduce_context *context, const c
     const cureduce_tune_record *r = &records->records[i];
     if (r->layout != CUREDUCE_LAYOUT_CONTIGUOUS || r->transform != CUREDUCE_TRANSFORM_NONE)
       continue; /* shaped and transformed plans look their tuning up when they are made */
-    cureduce_plancache_key key = {(cureduce_op)r->op, (cureduce_dtype)r->input, (cureduce_dtype)r->output, r->bucket,
-                                  CUREDUCE_TRANSFORM_NONE};
+    cureduce_plancache_key key = {.op = (cureduce_op)r->op, .input = (cureduce_dtype)r->input,
+                                  .output = (cureduce_dtype)r->output, .bucket = r->bucket};
     cureduce_plancache_forget(&context->plans, &key);
   }
   if (!context->tunedb_path[0])

@@ -6,7 +6,7 @@
 static const char *const op_names[CUREDUCE_OP_COUNT] = {"sum",    "prod",   "min",      "max",
                                                         "argmin", "argmax", "exact_sum"};
 
-static const char *const transform_names[CUREDUCE_TRANSFORM_COUNT] = {"none", "abs", "square", "nonzero"};
+static const char *const transform_names[CUREDUCE_TRANSFORM_COUNT] = {"none", "abs", "square", "nonzero", "expression"};
 
 static const struct {
   const char *name;
@@ -43,7 +43,8 @@ int cureduce_transform_from_name(const char *name) {
 
 cureduce_dtype cureduce_mapped_type(cureduce_transform transform, cureduce_dtype input) {
   switch (transform) {
-  case CUREDUCE_TRANSFORM_SQUARE: return input == CUREDUCE_F64 ? CUREDUCE_F64 : CUREDUCE_F32;
+  case CUREDUCE_TRANSFORM_SQUARE:
+  case CUREDUCE_TRANSFORM_EXPRESSION: return input == CUREDUCE_F64 ? CUREDUCE_F64 : CUREDUCE_F32;
   case CUREDUCE_TRANSFORM_NONZERO: return CUREDUCE_U8;
   default: return input; /* none, and abs: exact in the input type */
   }

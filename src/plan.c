@@ -5,6 +5,7 @@
 #include "dtype.h"
 #include "error.h"
 #include "execute.h"
+#include "expression.h"
 #include "plan.h"
 #include "pointers.h"
 #include "shape.h"
@@ -18,11 +19,13 @@ static cureduce_spec choose_spec(cureduce_context *context, const cureduce_planc
                                  cureduce_plan_origin *origin, unsigned *generation) {
   cureduce_spec spec = cureduce_spec_heuristic(key->op, key->input, key->output, context->info.max_threads_per_sm);
   spec.transform = (uint8_t)key->transform;
+  spec.expression = key->expression;
   *origin = CUREDUCE_PLAN_HEURISTIC;
   pthread_mutex_lock(&context->tuned_lock);
   *generation = atomic_load(&context->plans.generation);
   cureduce_tune_record wanted = cureduce_tunedb_contiguous_key(key->op, key->input, key->output, key->bucket);
   wanted.transform = (uint8_t)key->transform;
+  wanted.expression = key->expression;
   const cureduce_tune_record *record =
       context->tuning == CUREDUCE_TUNING_OFF ? NULL : cureduce_tunedb_find(&context->tuned, &wanted);
   if (record) {
@@ -174,7 +177,8 @@ static cureduce_status pin_choice(cureduce_context *context, const cureduce_prob
   CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_parse(text, &spec));
   CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate_production(&spec));
   CUREDUCE_RETURN_ERROR_IF(spec.op != problem->op || spec.input != problem->input_type ||
-                               spec.output != problem->output_type || spec.transform != problem->transform,
+                               spec.output != problem->output_type || spec.transform != problem->transform ||
+                               spec.expression != cureduce_problem_expression(problem),
                            INVALID_SPEC, "spec '%s' is not for %s of %s(%s) to %s", text,
                            cureduce_op_name(problem->op), cureduce_transform_name(problem->transform),
                            cureduce_dtype_name(problem->input_type), cureduce_dtype_name(problem->output_type));
@@ -237,7 +241,8 @@ static cureduce_status fill_shaped_plan(cureduce_plan *plan, const char *spec) {
 static cureduce_status contiguous_choice(cureduce_context *context, const cureduce_problem *problem,
                                          cureduce_choice *choice) {
   cureduce_plancache_key key = {problem->op, problem->input_type, problem->output_type,
-                                cureduce_size_bucket((size_t)problem->n), problem->transform};
+                                cureduce_size_bucket((size_t)problem->n), problem->transform,
+                                cureduce_problem_expression(problem)};
   if (problem->transform == CUREDUCE_TRANSFORM_NONE) {
     const cureduce_choice *shared;
     CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_choice(context, &key, &shared));
@@ -277,6 +282,8 @@ cureduce_status cureduce_plan_create(cureduce_plan **created, cureduce_context *
   CUREDUCE_RETURN_ERROR_IF(!plan, OUT_OF_MEMORY, "no memory for a plan");
   plan->context = context;
   plan->problem = *problem;
+  if (problem->expression) /* the process's copy (registered by the check), not the caller's */
+    plan->problem.expression = cureduce_expression_find(cureduce_problem_expression(problem));
   bool pushed;
   cureduce_status status = cureduce_context_enter(context, &pushed);
   if (status == CUREDUCE_STATUS_OK) {

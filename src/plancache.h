@@ -35,6 +35,7 @@ typedef struct cureduce_plancache_key {
   cureduce_dtype input, output;
   unsigned bucket;
   cureduce_transform transform;
+  uint64_t expression; /* CUREDUCE_TRANSFORM_EXPRESSION: the text's digest */
 } cureduce_plancache_key;
 
 /* The published choice for the key, or NULL. Lock-free. */

@@ -3,6 +3,7 @@
 
 #include "dtype.h"
 #include "error.h"
+#include "expression.h"
 #include "problem.h"
 
 void cureduce_problem_init(cureduce_problem *problem, cureduce_op op, cureduce_dtype input_type,
@@ -25,6 +26,12 @@ void cureduce_problem_init_segments(cureduce_problem *problem, cureduce_op op, c
   if (problem)
     *problem = (cureduce_problem){.op = op, .input_type = input_type, .output_type = output_type,
                                   .layout = CUREDUCE_LAYOUT_SEGMENTS, .rows = segments};
+}
+
+uint64_t cureduce_problem_expression(const cureduce_problem *problem) {
+  return problem->transform == CUREDUCE_TRANSFORM_EXPRESSION && problem->expression
+             ? cureduce_expression_digest(problem->expression)
+             : 0;
 }
 
 bool cureduce_problem_is_shaped(const cureduce_problem *problem) {
@@ -77,12 +84,22 @@ static cureduce_status check_shape(const cureduce_problem *problem) {
   return CUREDUCE_STATUS_OK;
 }
 
+/* An expression where the transform is one, checked and made known to the kernel builder. */
+static cureduce_status check_expression(const cureduce_problem *problem) {
+  bool wanted = problem->transform == CUREDUCE_TRANSFORM_EXPRESSION;
+  CUREDUCE_RETURN_ERROR_IF(!wanted && problem->expression, INVALID_ARGUMENT,
+                           "expression is set, but the transform is %s, not CUREDUCE_TRANSFORM_EXPRESSION",
+                           cureduce_transform_name(problem->transform));
+  return wanted ? cureduce_expression_register(problem->expression) : CUREDUCE_STATUS_OK;
+}
+
 cureduce_status cureduce_problem_check(const cureduce_problem *problem) {
   CUREDUCE_RETURN_ERROR_IF(!problem, NULL_POINTER, "problem must not be NULL");
   CUREDUCE_FORWARD_IF_ERROR(
       cureduce_check_transform_types(problem->op, problem->transform, problem->input_type, problem->output_type));
   CUREDUCE_RETURN_ERROR_IF((unsigned)problem->layout > CUREDUCE_LAYOUT_SEGMENTS, UNSUPPORTED,
                            "layout %d is not a cureduce_layout this version knows", (int)problem->layout);
+  CUREDUCE_FORWARD_IF_ERROR(check_expression(problem));
   for (size_t i = 0; i < sizeof problem->reserved; i++)
     CUREDUCE_RETURN_ERROR_IF(problem->reserved[i] != 0, INVALID_ARGUMENT,
                              "reserved byte %zu is not zero: start from cureduce_problem_init()", i);

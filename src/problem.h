@@ -7,10 +7,14 @@
 
 #include "cureduce/cureduce.h"
 
-/* Types, layout, shape fields, reserved bytes, an empty contiguous min or max. */
+/* Types, transform, layout, shape fields, reserved bytes, an empty contiguous min or max; an
+ * expression is checked and registered with the kernel builder (expression.h). */
 cureduce_status cureduce_problem_check(const cureduce_problem *problem);
 
 bool cureduce_problem_is_shaped(const cureduce_problem *problem);
+
+/* The digest its specs name its expression by (expression.h), 0 without one. */
+uint64_t cureduce_problem_expression(const cureduce_problem *problem);
 
 /* Elements from the first a problem reads to one past its last: n, or (rows - 1) * leading + cols
  * (0 for no rows); segments: unknown here, 0. */

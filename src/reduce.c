@@ -32,7 +32,7 @@ static cureduce_status tune_on_first_use(cureduce_context *context, const curedu
     return CUREDUCE_STATUS_OK;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_check_pointers(context, launch)); /* the tuner launches on them */
   CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_refuse_capture(context, launch->stream, "tuning on first use synchronizes"));
-  cureduce_tune_job job = {key->op, key->input, key->output};
+  cureduce_tune_job job = {.op = key->op, .input = key->input, .output = key->output};
   return cureduce_tune_in_place(context, &job, launch->input, launch->n, launch->output, launch->stream);
 }
 
@@ -40,7 +40,8 @@ static cureduce_status tune_on_first_use(cureduce_context *context, const curedu
  * launch. */
 static cureduce_status reduce_current(cureduce_context *context, cureduce_op op, cureduce_dtype input_type,
                                       cureduce_dtype output_type, const cureduce_launch *launch) {
-  cureduce_plancache_key key = {op, input_type, output_type, cureduce_size_bucket(launch->n), CUREDUCE_TRANSFORM_NONE};
+  cureduce_plancache_key key = {.op = op, .input = input_type, .output = output_type,
+                                .bucket = cureduce_size_bucket(launch->n)};
   CUREDUCE_FORWARD_IF_ERROR(tune_on_first_use(context, &key, launch));
   const cureduce_choice *choice;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_choice(context, &key, &choice));

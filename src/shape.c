@@ -1,3 +1,4 @@
+#include "problem.h"
 #include "shape.h"
 
 #include "error.h"
@@ -41,7 +42,8 @@ static cureduce_spec base_spec(const cureduce_problem *problem, cureduce_strateg
                          .vector_bytes = 16,
                          .blocks_per_sm = (uint16_t)(blocks_per_sm < 1 ? 1 : blocks_per_sm > 32 ? 32 : blocks_per_sm),
                          .splits = 1,
-                         .transform = (uint8_t)problem->transform};
+                         .transform = (uint8_t)problem->transform,
+                         .expression = cureduce_problem_expression(problem)};
 }
 
 /* Splits that give `rows` rows about a full device of blocks, each split at least one round of

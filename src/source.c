@@ -5,6 +5,7 @@
 #include "dtype.h"
 #include "error.h"
 #include "exact.h"
+#include "expression.h"
 #include "source.h"
 #include "strbuf.h"
 
@@ -38,6 +39,19 @@ static void write_shape_defines(cureduce_strbuf *out, const cureduce_spec *spec)
                          "#define CUREDUCE_INPUT_BYTES %zu\n",
                          (int)cureduce_strategy_layout((cureduce_strategy)spec->strategy), spec->group, spec->cols,
                          cureduce_dtype_size((cureduce_dtype)spec->input));
+}
+
+/* The caller's map, before the templates (common.cuh's transform calls it): the expression as
+ * written, its lines numbered as its own in NVRTC's messages. false when the digest is unknown. */
+static bool write_user_map(cureduce_strbuf *out, const cureduce_spec *spec) {
+  const char *text = cureduce_expression_find(spec->expression);
+  if (!text)
+    return false;
+  const char *type = spec->input == CUREDUCE_F64 ? "double" : "float";
+  cureduce_strbuf_printf(out, "__device__ __forceinline__ %s cureduce_user_map(%s x) {\n  return (%s)(\n", type, type,
+                         type);
+  cureduce_strbuf_printf(out, "#line 1 \"expression\"\n%s\n);\n}\n", text);
+  return true;
 }
 
 static void write_template(cureduce_strbuf *out, const char *name, const char *text) {
@@ -105,6 +119,13 @@ cureduce_status cureduce_source_generate(const cureduce_spec *spec, const curedu
                            "#define CUREDUCE_EXACT_BASE (%d)\n#define CUREDUCE_EXACT_DIGITS %u\n"
                            "#define CUREDUCE_EXACT_PRECISION %d\n#define CUREDUCE_EXACT_LOWEST (%d)\n",
                            layout.base, layout.digits, format.precision, format.lowest);
+  }
+  if (spec->transform == CUREDUCE_TRANSFORM_EXPRESSION && !write_user_map(&out, spec)) {
+    free(cureduce_strbuf_take(&out));
+    return CUREDUCE_FAIL(INVALID_SPEC,
+                         "the spec's expression %016llx is not one this process has seen: make a plan for a problem "
+                         "with its text first (the digest alone cannot be compiled)",
+                         (unsigned long long)spec->expression);
   }
   for (int i = 0; i < count; i++)
     write_template(&out, files[i], cureduce_template_find(templates, files[i]));

@@ -103,6 +103,8 @@ cureduce_status cureduce_spec_validate_kernel(const cureduce_spec *spec) {
                            INVALID_SPEC, "unknown type %u or %u", spec->input, spec->output);
   CUREDUCE_RETURN_ERROR_IF(spec->unused[0] || spec->unused[1] || spec->unused[2], INVALID_SPEC,
                            "a spec's unused bytes must be zero");
+  CUREDUCE_RETURN_ERROR_IF((spec->transform == CUREDUCE_TRANSFORM_EXPRESSION) != (spec->expression != 0), INVALID_SPEC,
+                           "an expression's digest goes with the expression transform, and only with it");
   CUREDUCE_RETURN_ERROR_IF(cureduce_check_transform_types(spec->op, spec->transform, spec->input, spec->output) !=
                                CUREDUCE_STATUS_OK,
                            INVALID_SPEC, "%s of %s(%s) cannot give %s", cureduce_op_name(spec->op),
@@ -149,7 +151,7 @@ cureduce_spec cureduce_spec_kernel_part(const cureduce_spec *spec) {
   return kernel;
 }
 
-_Static_assert(sizeof(cureduce_spec) == 24, "a spec has no padding: specs compare and hash as bytes");
+_Static_assert(sizeof(cureduce_spec) == 32, "a spec has no padding: specs compare and hash as bytes");
 
 bool cureduce_spec_equal(const cureduce_spec *a, const cureduce_spec *b) {
   return memcmp(a, b, sizeof *a) == 0;
@@ -160,8 +162,11 @@ void cureduce_spec_format(const cureduce_spec *spec, char text[CUREDUCE_SPEC_TEX
   const char *output = cureduce_dtype_name(spec->output);
   const char *strategy = cureduce_strategy_name(spec->strategy);
   const char *transform = cureduce_transform_name(spec->transform);
-  char mapped[32]; /* the input, inside its transform's name when it has one */
-  if (spec->transform)
+  char mapped[48]; /* the input, inside its transform's name when it has one */
+  if (spec->transform == CUREDUCE_TRANSFORM_EXPRESSION)
+    snprintf(mapped, sizeof mapped, "%s.%016llx(%s)", transform, (unsigned long long)spec->expression,
+             input ? input : "?");
+  else if (spec->transform)
     snprintf(mapped, sizeof mapped, "%s(%s)", transform ? transform : "?", input ? input : "?");
   else
     snprintf(mapped, sizeof mapped, "%s", input ? input : "?");
@@ -186,8 +191,10 @@ static bool parse_field(const char *field, char letter, unsigned limit, unsigned
   return true;
 }
 
-/* "abs(f32)": the transform's id, the input's name left in place; "f32": 0; else -1. */
-static int parse_transform(char *input) {
+/* "abs(f32)": the transform's id, the input's name left in place; "expression.<16 hex digits>(f32)"
+ * also the digest; "f32": 0; else -1. */
+static int parse_transform(char *input, uint64_t *expression) {
+  *expression = 0;
   char *open = strchr(input, '(');
   if (!open)
     return CUREDUCE_TRANSFORM_NONE;
@@ -196,8 +203,17 @@ static int parse_transform(char *input) {
     return -1;
   open[length - 1] = '\0';
   *open = '\0';
+  char *dot = strchr(input, '.'), *end = NULL;
+  if (dot) {
+    *dot = '\0';
+    if (strlen(dot + 1) != 16 || strspn(dot + 1, "0123456789abcdef") != 16)
+      return -1;
+    *expression = strtoull(dot + 1, &end, 16);
+  }
   int transform = cureduce_transform_from_name(input);
   memmove(input, open + 1, length - 1);
+  if ((transform == CUREDUCE_TRANSFORM_EXPRESSION) != (dot != NULL))
+    return -1; /* a digest is an expression's, and an expression needs one */
   return transform == CUREDUCE_TRANSFORM_NONE ? -1 : transform; /* none is written without one */
 }
 
@@ -224,7 +240,8 @@ cureduce_status cureduce_spec_parse(const char *text, cureduce_spec *spec) {
   CUREDUCE_RETURN_ERROR_IF(!colon || !arrow || arrow < colon, INVALID_SPEC, "'%s' is not op:in->out", parts[0]);
   *colon = '\0';
   *arrow = '\0';
-  int transform = parse_transform(colon + 1);
+  uint64_t expression;
+  int transform = parse_transform(colon + 1, &expression);
   int op = cureduce_op_from_name(parts[0]), input = cureduce_dtype_from_name(colon + 1);
   int output = cureduce_dtype_from_name(arrow + 2);
   CUREDUCE_RETURN_ERROR_IF(op < 0 || input < 0 || output < 0 || transform < 0, INVALID_SPEC,
@@ -258,7 +275,8 @@ cureduce_status cureduce_spec_parse(const char *text, cureduce_spec *spec) {
                           .group = (uint16_t)group,
                           .cols = cols,
                           .splits = splits,
-                          .transform = (uint8_t)transform};
+                          .transform = (uint8_t)transform,
+                          .expression = expression};
   CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate(&parsed));
   *spec = parsed;
   return CUREDUCE_STATUS_OK;

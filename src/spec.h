@@ -1,7 +1,8 @@
 /* A kernel specification: what one generated kernel computes (operation, types), how
  * (strategy, block size, loads in flight, load width), and how it is launched (blocks per SM).
  * Its text form, e.g. "sum:f32->f32/single_pass/b256/u4/v16/g8", or with a transform
- * "max:abs(bf16)->bf16/single_pass/b256/u4/v16/g8", is what tools print and parse. */
+ * "max:abs(bf16)->bf16/single_pass/b256/u4/v16/g8" (a user map: "sum:expression.<16 hex digits of its
+ * digest>(f32)->f32/..."), is what tools print and parse. */
 #ifndef CUREDUCE_SPEC_H
 #define CUREDUCE_SPEC_H
 
@@ -89,8 +90,9 @@ typedef struct cureduce_spec {
   uint16_t group;
   uint32_t cols;
   uint32_t splits;
-  uint8_t transform; /* cureduce_transform: the map fused before the operation, 0 for none */
-  uint8_t unused[3]; /* zero */
+  uint8_t transform;   /* cureduce_transform: the map fused before the operation, 0 for none */
+  uint8_t unused[3];   /* zero */
+  uint64_t expression; /* CUREDUCE_TRANSFORM_EXPRESSION: the text's digest (expression.h); else 0 */
 } cureduce_spec;
 
 /* The longest row length a row_groups kernel may have compiled in: rows of at most this many bytes

@@ -38,8 +38,16 @@ static space candidate_space(bool quick) {
                          COUNT(per_sm_full)};
 }
 
+/* The heuristic spec of the job, with its transform. */
+static cureduce_spec job_spec(const cureduce_tune_job *job, int max_threads_per_sm) {
+  cureduce_spec spec = cureduce_spec_heuristic(job->op, job->input, job->output, max_threads_per_sm);
+  spec.transform = (uint8_t)job->transform;
+  spec.expression = job->expression;
+  return spec;
+}
+
 static cureduce_spec candidate(const cureduce_tune_job *job, uint16_t block, uint8_t unroll, uint16_t per_sm) {
-  cureduce_spec spec = cureduce_spec_heuristic(job->op, job->input, job->output, 2048);
+  cureduce_spec spec = job_spec(job, 2048);
   spec.block = block;
   spec.unroll = unroll;
   spec.blocks_per_sm = per_sm;
@@ -88,7 +96,7 @@ size_t cureduce_tune_space(const cureduce_tune_job *job, const cureduce_device_i
                            cureduce_spec *out, size_t max) {
   space s = candidate_space(quick);
   size_t count = 0;
-  cureduce_spec fallback = cureduce_spec_heuristic(job->op, job->input, job->output, device->max_threads_per_sm);
+  cureduce_spec fallback = job_spec(job, device->max_threads_per_sm);
   if (count < max)
     out[count++] = fallback;
   for (size_t b = 0; b < s.block_count; b++)
@@ -180,18 +188,33 @@ static size_t kernel_parts(const cureduce_tune_job *jobs, size_t job_count, bool
   return count;
 }
 
-/* The same for shapes, on a device of `sm_count` SMs of `max_threads_per_sm` threads (the SMs
- * change only splits, a launch-only field). */
+/* Every spec the tuner may pick for a problem, at most problem_space_max: a shape's space within
+ * the workspace limit (shape.h); a whole array's, the bucket space of its job at its own n alone
+ * (as tuning on first use measures), its transform carried. */
+enum { problem_space_max = 64 };
+static size_t problem_space(const cureduce_problem *problem, int sm_count, int max_threads_per_sm, bool quick,
+                            size_t workspace_limit, cureduce_spec *out) {
+  if (cureduce_problem_is_shaped(problem))
+    return cureduce_shape_tune_space(problem, sm_count, max_threads_per_sm, quick, workspace_limit, out,
+                                     CUREDUCE_SHAPE_SPACE_MAX);
+  cureduce_tune_job job = {.op = problem->op, .input = problem->input_type, .output = problem->output_type,
+                           .transform = problem->transform, .expression = cureduce_problem_expression(problem)};
+  cureduce_device_info device = {.sm_count = sm_count, .max_threads_per_sm = max_threads_per_sm};
+  cureduce_bucket_points at = {{(size_t)problem->n, (size_t)problem->n}, 1};
+  return cureduce_tune_candidates(&job, &at, &device, quick, out, problem_space_max);
+}
+
+/* The same for problems (shape_kernel_parts), on a device of `sm_count` SMs of `max_threads_per_sm`
+ * threads (the SMs change only splits and grids, launch-only fields). */
 static size_t shape_kernel_parts(const cureduce_tune_shape *shapes, size_t shape_count, bool quick, int sm_count,
                                  int max_threads_per_sm, cureduce_spec **specs) {
   size_t count = 0;
-  *specs = malloc(shape_count * CUREDUCE_SHAPE_SPACE_MAX * sizeof **specs);
+  *specs = malloc(shape_count * problem_space_max * sizeof **specs);
   if (!*specs)
     return 0;
   for (size_t j = 0; j < shape_count; j++) {
-    cureduce_spec all[CUREDUCE_SHAPE_SPACE_MAX];
-    size_t n = cureduce_shape_tune_space(&shapes[j].problem, sm_count, max_threads_per_sm, quick, SIZE_MAX, all,
-                                         CUREDUCE_SHAPE_SPACE_MAX);
+    cureduce_spec all[problem_space_max];
+    size_t n = problem_space(&shapes[j].problem, sm_count, max_threads_per_sm, quick, SIZE_MAX, all);
     for (size_t i = 0; i < n; i++)
       add_kernel_part(*specs, &count, &all[i]);
   }
@@ -444,16 +467,17 @@ static cureduce_status tune_bucket(bench_state *b, const cureduce_tune_job *job,
   for (int p = 0; p < points->count; p++)
     cureduce_problem_init(&at.problem[p], job->op, job->input, job->output, points->n[p]);
   *record = cureduce_tunedb_contiguous_key(job->op, job->input, job->output, bucket);
+  record->transform = (uint8_t)job->transform;
+  record->expression = job->expression;
   return choose_among(b, specs, count, &at, quick, record);
 }
 
-/* A shape: the candidates of its space within workspace_limit, at the shape itself. */
+/* A problem: the candidates of its space within workspace_limit, at the problem itself. */
 static cureduce_status tune_shape(bench_state *b, const cureduce_problem *problem, size_t bytes, bool quick,
                                   size_t workspace_limit, cureduce_tune_record *record) {
-  cureduce_spec specs[CUREDUCE_SHAPE_SPACE_MAX];
+  cureduce_spec specs[problem_space_max];
   const cureduce_device_info *device = &b->context->info;
-  size_t count = cureduce_shape_tune_space(problem, device->sm_count, device->max_threads_per_sm, quick,
-                                           workspace_limit, specs, CUREDUCE_SHAPE_SPACE_MAX);
+  size_t count = problem_space(problem, device->sm_count, device->max_threads_per_sm, quick, workspace_limit, specs);
   tune_points at = {.problem = {*problem}, .count = 1, .bytes = bytes};
   *record = cureduce_tunedb_key(problem);
   return choose_among(b, specs, count, &at, quick, record);
@@ -625,13 +649,13 @@ static cureduce_status check_shapes(const cureduce_tune_shape *shapes, size_t co
   for (size_t i = 0; i < count; i++) {
     const cureduce_problem *p = &shapes[i].problem;
     CUREDUCE_FORWARD_IF_ERROR(cureduce_problem_check(p));
-    CUREDUCE_RETURN_ERROR_IF(!cureduce_problem_is_shaped(p), INVALID_ARGUMENT,
-                             "shape %zu is a contiguous problem: tune those by size (cureduce_tune_jobs)", i);
     bool segments = p->layout == CUREDUCE_LAYOUT_SEGMENTS;
-    CUREDUCE_RETURN_ERROR_IF(segments != (shapes[i].segment_length > 0) || cureduce_problem_results(p) == 0,
+    CUREDUCE_RETURN_ERROR_IF(segments != (shapes[i].segment_length > 0) || cureduce_problem_results(p) == 0 ||
+                                 shape_elements(&shapes[i]) == 0,
                              INVALID_ARGUMENT, "shape %zu: %s", i,
                              segments ? "segments need a length, a number of segments and of elements each"
-                                      : "a matrix to tune needs rows and columns, and no segment length");
+                             : cureduce_problem_is_shaped(p) ? "a matrix to tune needs rows and columns, and no segment length"
+                                                             : "a whole array to tune needs elements, and no segment length");
     uint64_t elements = shape_elements(&shapes[i]);
     CUREDUCE_RETURN_ERROR_IF(elements > (SIZE_MAX >> 4) / cureduce_dtype_size(p->input_type) ||
                                  (segments && p->rows > UINT64_MAX / shapes[i].segment_length),
@@ -658,7 +682,9 @@ static cureduce_status tune_one_shape(bench_state *b, const cureduce_tune_shape 
   const cureduce_driver *cu = b->context->driver;
   const cureduce_problem *p = &shape->problem;
   size_t element = cureduce_dtype_size(p->input_type), elements = (size_t)shape_elements(shape);
-  size_t limit = cureduce_shape_workspace_limit(p, b->context->info.sm_count, b->context->info.max_threads_per_sm);
+  size_t limit = cureduce_problem_is_shaped(p) ? cureduce_shape_workspace_limit(p, b->context->info.sm_count,
+                                                                               b->context->info.max_threads_per_sm)
+                                               : (size_t)CUREDUCE_SLOT_BYTES; /* a single pass's, a slot */
   bool segments = p->layout == CUREDUCE_LAYOUT_SEGMENTS;
   CUdeviceptr offsets = 0;
   cureduce_status status = CUREDUCE_STATUS_OK;
@@ -718,9 +744,18 @@ cureduce_status cureduce_tune_shapes(cureduce_context *context, const cureduce_t
 void cureduce_tune_shape_describe(const cureduce_tune_shape *shape, char *text, size_t size) {
   const cureduce_problem *p = &shape->problem;
   static const char *const layouts[] = {"n", "rows", "columns", "segments"};
-  snprintf(text, size, "%s %s->%s %s %llux%llu", cureduce_op_name(p->op), cureduce_dtype_name(p->input_type),
-           cureduce_dtype_name(p->output_type), layouts[p->layout], (unsigned long long)p->rows,
-           (unsigned long long)(p->layout == CUREDUCE_LAYOUT_SEGMENTS ? shape->segment_length : p->cols));
+  char input[48]; /* the input type, inside its transform's name when it has one */
+  snprintf(input, sizeof input, p->transform ? "%s(%s)" : "%.0s%s", p->transform ? cureduce_transform_name(p->transform) : "",
+           cureduce_dtype_name(p->input_type));
+  int length = snprintf(text, size, "%s %s->%s %s ", cureduce_op_name(p->op), input,
+                        cureduce_dtype_name(p->output_type), layouts[p->layout]);
+  if (length < 0 || (size_t)length >= size)
+    return;
+  if (cureduce_problem_is_shaped(p))
+    snprintf(text + length, size - (size_t)length, "%llux%llu", (unsigned long long)p->rows,
+             (unsigned long long)(p->layout == CUREDUCE_LAYOUT_SEGMENTS ? shape->segment_length : p->cols));
+  else
+    snprintf(text + length, size - (size_t)length, "%llu", (unsigned long long)p->n);
 }
 
 /* ---- tuning on first use ------------------------------------------------------------------------ */
@@ -765,7 +800,7 @@ cureduce_status cureduce_tune(cureduce_context *context, cureduce_op op, cureduc
                               cureduce_dtype output_type, size_t min_n, size_t max_n, int quick) {
   cureduce_error_clear();
   CUREDUCE_RETURN_ERROR_IF(!context, NULL_POINTER, "context must not be NULL");
-  cureduce_tune_job job = {op, input_type, output_type};
+  cureduce_tune_job job = {.op = op, .input = input_type, .output = output_type};
   cureduce_tune_options options = {.min_n = min_n, .max_n = max_n, .quick = quick != 0};
   cureduce_tunedb results;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_tune_jobs(context, &job, 1, &options, &results));

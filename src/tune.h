@@ -27,6 +27,8 @@
 typedef struct cureduce_tune_job {
   cureduce_op op;
   cureduce_dtype input, output;
+  cureduce_transform transform; /* carried by every candidate; none for cureduce-tune's buckets */
+  uint64_t expression;          /* CUREDUCE_TRANSFORM_EXPRESSION: the text's digest */
 } cureduce_tune_job;
 
 /* done of total steps finished; `what` names the step. */
@@ -69,9 +71,10 @@ cureduce_status cureduce_tune_compile(const cureduce_tune_job *jobs, size_t job_
                                       cureduce_diskcache *disk, const cureduce_logger *logger, int threads,
                                       const cureduce_tune_options *progress);
 
-/* A shaped problem to tune: rows or columns as the problem says; segments, `problem.rows` of them,
- * back to back, each `segment_length` elements long (the lengths are the caller's at execution,
- * so the tool names a typical one). */
+/* A problem to tune: rows or columns as the problem says; segments, `problem.rows` of them, back
+ * to back, each `segment_length` elements long (the lengths are the caller's at execution, so the
+ * tool names a typical one); a whole array (e.g. a transformed one, which cureduce-tune's buckets
+ * do not cover) at its own n, for its size bucket. */
 typedef struct cureduce_tune_shape {
   cureduce_problem problem;
   uint64_t segment_length; /* segments only; 0 for matrices */

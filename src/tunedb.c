@@ -8,13 +8,14 @@
 
 #include "cachefile.h"
 #include "error.h"
+#include "problem.h"
 #include "sha256.h"
 #include "tunedb.h"
 
 static const unsigned char file_magic[8] = {'C', 'U', 'R', 'D', 'T', 'U', 'N', 'E'};
 /* Records are fixed-size: a payload, then the first 8 bytes of its SHA-256. Format 1's payload is
  * format 2's first 40 bytes, in which the fields format 2 added (bytes 18 to 23) were zero. */
-enum { record_bytes_v1 = 48, record_bytes = 64, digest_bytes = 8, max_file_size = 16 << 20 };
+enum { record_bytes_v1 = 48, record_bytes_v2 = 64, record_bytes = 72, digest_bytes = 8, max_file_size = 16 << 20 };
 
 void cureduce_tunedb_free(cureduce_tunedb *db) {
   free(db->records);
@@ -23,7 +24,8 @@ void cureduce_tunedb_free(cureduce_tunedb *db) {
 
 static bool same_key(const cureduce_tune_record *a, const cureduce_tune_record *b) {
   return a->op == b->op && a->input == b->input && a->output == b->output && a->layout == b->layout &&
-         a->bucket == b->bucket && a->cols_class == b->cols_class && a->transform == b->transform;
+         a->bucket == b->bucket && a->cols_class == b->cols_class && a->transform == b->transform &&
+         a->expression == b->expression;
 }
 
 static bool same_slot(const cureduce_tune_record *a, const cureduce_tune_record *b) {
@@ -58,6 +60,7 @@ static cureduce_tune_record shape_key(const cureduce_problem *problem) {
 cureduce_tune_record cureduce_tunedb_key(const cureduce_problem *problem) {
   cureduce_tune_record key = shape_key(problem);
   key.transform = (uint8_t)problem->transform;
+  key.expression = cureduce_problem_expression(problem);
   return key;
 }
 
@@ -126,7 +129,8 @@ static double get_f64(const unsigned char *p) {
 
 /* Format 3: key 0-3, NVRTC 4-7, spec 8-17, layout 18, zero 19, columns class 20-21, spec group
  * 22-23, times 24-39, spec cols 40-43 and splits 44-47, transform 48 (key and spec), zero 49-55,
- * digest 56-63. Format 2 is the same with byte 48 zero. */
+ * the expression's digest 56-63 (key and spec), checksum 64-71. Format 2 is its first 56 bytes,
+ * with byte 48 zero, and the checksum. */
 static void encode_record(const cureduce_tune_record *r, unsigned char *p) {
   memset(p, 0, record_bytes);
   p[0] = r->op, p[1] = r->input, p[2] = r->output, p[3] = r->bucket;
@@ -143,6 +147,8 @@ static void encode_record(const cureduce_tune_record *r, unsigned char *p) {
   put_u32(p + 40, r->spec.cols);
   put_u32(p + 44, r->spec.splits);
   p[48] = r->transform;
+  put_u32(p + 56, (uint32_t)r->expression);
+  put_u32(p + 60, (uint32_t)(r->expression >> 32));
   unsigned char digest[CUREDUCE_SHA256_BYTES];
   cureduce_sha256(p, record_bytes - digest_bytes, digest);
   memcpy(p + record_bytes - digest_bytes, digest, digest_bytes);
@@ -159,8 +165,12 @@ static bool all_zero(const unsigned char *p, size_t count) {
  * legal production spec for its own key: of the key's operation, transform, types and layout, a compiled row
  * length only as the key's columns class (the exact length), contiguous keys with class 0. A
  * ladder rung would need scratch memory that no production call passes. */
+static size_t record_size_of(uint32_t format) {
+  return format == 1 ? record_bytes_v1 : format == 2 ? record_bytes_v2 : record_bytes;
+}
+
 static bool decode_record(const unsigned char *p, uint32_t format, cureduce_tune_record *r) {
-  const size_t size = format == 1 ? record_bytes_v1 : record_bytes, payload = size - digest_bytes;
+  const size_t size = record_size_of(format), payload = size - digest_bytes;
   unsigned char digest[CUREDUCE_SHA256_BYTES];
   cureduce_sha256(p, payload, digest);
   if (memcmp(digest, p + payload, digest_bytes) != 0 || p[19] != 0 ||
@@ -172,8 +182,10 @@ static bool decode_record(const unsigned char *p, uint32_t format, cureduce_tune
   r->spec = (cureduce_spec){.op = p[8], .input = p[9], .output = p[10], .strategy = p[11], .block = get_u16(p + 12),
                             .unroll = p[14], .vector_bytes = p[15], .blocks_per_sm = get_u16(p + 16),
                             .group = get_u16(p + 22), .cols = v2 ? get_u32(p + 40) : 0,
-                            .splits = v2 ? get_u32(p + 44) : 0, .transform = v2 ? p[48] : 0};
+                            .splits = v2 ? get_u32(p + 44) : 0, .transform = v2 ? p[48] : 0,
+                            .expression = format >= 3 ? (uint64_t)get_u32(p + 56) | (uint64_t)get_u32(p + 60) << 32 : 0};
   r->transform = r->spec.transform;
+  r->expression = r->spec.expression;
   r->time_us = get_f64(p + 24);
   r->default_us = get_f64(p + 32);
   bool contiguous = r->layout == CUREDUCE_LAYOUT_CONTIGUOUS;
@@ -222,7 +234,7 @@ cureduce_tunedb_verdict cureduce_tunedb_decode(const char *gpu_key, const void *
   const uint32_t format = get_u32(file + 8);
   if (format < 1 || format > CUREDUCE_TUNEDB_FORMAT)
     return CUREDUCE_TUNEDB_FOREIGN;
-  const size_t record_size = format == 1 ? record_bytes_v1 : record_bytes;
+  const size_t record_size = record_size_of(format);
   size_t key_length = get_u32(file + 12);
   if (key_length > CUREDUCE_TUNEDB_KEY_MAX || size < header_bytes(key_length))
     return CUREDUCE_TUNEDB_INVALID;

@@ -32,6 +32,7 @@ typedef struct cureduce_tune_record {
   uint8_t op, input, output, bucket; /* bucket: the bit length of n, or of a shape's rows */
   uint8_t layout;                    /* cureduce_layout */
   uint8_t transform;                 /* cureduce_transform */
+  uint64_t expression;               /* CUREDUCE_TRANSFORM_EXPRESSION: the text's digest; else 0 */
   uint16_t cols_class;               /* shaped problems: cureduce_shape_tuning_key's; else 0 */
   uint32_t nvrtc_version;
   cureduce_spec spec;

@@ -149,7 +149,8 @@ START_TEST(test_argument_checks) {
             CUREDUCE_STATUS_NULL_POINTER);
   ck_assert(cureduce_release_stream(NULL, NULL) == CUREDUCE_STATUS_NULL_POINTER);
   ck_assert(cureduce_tune(NULL, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 256, 1024, 1) == CUREDUCE_STATUS_NULL_POINTER);
-  /* Shapes to tune: each problem checked before the context, a segments problem needs a length. */
+  /* Problems to tune: each checked before the context, a segments problem needs a length, a whole
+   * array elements. */
   cureduce_problem shapes[3];
   cureduce_problem_init_matrix(&shapes[0], CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 64, 8, 8);
   cureduce_problem_init_segments(&shapes[1], CUREDUCE_OP_MAX, CUREDUCE_I8, CUREDUCE_I8, 10);
@@ -158,8 +159,10 @@ START_TEST(test_argument_checks) {
   ck_assert(strstr(cureduce_last_error_detail(), "context must not be NULL"));
   ck_assert(cureduce_tune_problems(NULL, shapes, 2, 0, 1) == CUREDUCE_STATUS_INVALID_ARGUMENT);
   ck_assert(strstr(cureduce_last_error_detail(), "segments need a length"));
+  ck_assert(cureduce_tune_problems(NULL, shapes, 3, 100, 1) == CUREDUCE_STATUS_NULL_POINTER); /* whole arrays too */
+  shapes[2].n = 0;
   ck_assert(cureduce_tune_problems(NULL, shapes, 3, 100, 1) == CUREDUCE_STATUS_INVALID_ARGUMENT);
-  ck_assert(strstr(cureduce_last_error_detail(), "contiguous"));
+  ck_assert(strstr(cureduce_last_error_detail(), "a whole array to tune needs elements"));
   ck_assert(cureduce_tune_problems(NULL, NULL, 1, 0, 1) == CUREDUCE_STATUS_NULL_POINTER);
   shapes[0].op = CUREDUCE_OP_EXACT_SUM;
   ck_assert(cureduce_tune_problems(NULL, shapes, 1, 0, 1) == CUREDUCE_STATUS_UNSUPPORTED);
@@ -291,6 +294,41 @@ START_TEST(test_transform_types) {
 }
 END_TEST
 
+/* A user map must be one expression: every form that could be more is refused before any compile,
+ * and the expression goes with its transform only. */
+START_TEST(test_expression_checks) {
+  static const char *const refused[] = {
+      "x; asm(\"trap;\")", "x }", "{ x }", "#include <cstdio>\nx", "x // comment", "x /* comment */",
+      "\"text\"[0]", "'a'", "x \\\n+ 1", "", "   \n", "x\x01", "x \xc3\xa9",
+  };
+  cureduce_problem problem;
+  cureduce_plan *plan = NULL;
+  cureduce_problem_init(&problem, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 100);
+  problem.transform = CUREDUCE_TRANSFORM_EXPRESSION;
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+    problem.expression = refused[i];
+    ck_assert_msg(cureduce_plan_create(&plan, NULL, &problem, NULL) == CUREDUCE_STATUS_INVALID_ARGUMENT,
+                  "'%s' was not refused", refused[i]);
+  }
+  char long_text[1100];
+  memset(long_text, 'x', 1025), long_text[1025] = '\0';
+  problem.expression = long_text;
+  ck_assert(cureduce_plan_create(&plan, NULL, &problem, NULL) == CUREDUCE_STATUS_INVALID_ARGUMENT);
+  ck_assert(strstr(cureduce_last_error_detail(), "more than 1024"));
+  problem.expression = NULL;
+  ck_assert(cureduce_plan_create(&plan, NULL, &problem, NULL) == CUREDUCE_STATUS_NULL_POINTER);
+  problem.expression = "x * x", problem.transform = CUREDUCE_TRANSFORM_ABS; /* text without its transform */
+  ck_assert(cureduce_plan_create(&plan, NULL, &problem, NULL) == CUREDUCE_STATUS_INVALID_ARGUMENT);
+  problem.transform = CUREDUCE_TRANSFORM_EXPRESSION, problem.input_type = CUREDUCE_I32;
+  problem.output_type = CUREDUCE_I64;
+  ck_assert(cureduce_plan_create(&plan, NULL, &problem, NULL) == CUREDUCE_STATUS_UNSUPPORTED);
+  cureduce_problem_init(&problem, CUREDUCE_OP_MAX, CUREDUCE_BF16, CUREDUCE_F32, 100); /* maps are f32 for bf16 */
+  problem.transform = CUREDUCE_TRANSFORM_EXPRESSION, problem.expression = "fabsf(x - 1.0f) > 2.0f ? x : -x";
+  ck_assert(cureduce_plan_create(&plan, NULL, &problem, NULL) == CUREDUCE_STATUS_NULL_POINTER); /* only the context */
+  ck_assert_ptr_null(plan);
+}
+END_TEST
+
 START_TEST(test_error_detail_says_where) {
   cureduce_reduce(NULL, CUREDUCE_OP_SUM, CUREDUCE_F32, (void *)2, 4, CUREDUCE_F32, (void *)16, NULL);
   const char *detail = cureduce_last_error_detail();
@@ -370,6 +408,7 @@ int main(void) {
   tcase_add_test(api, test_error_detail_says_where);
   tcase_add_test(api, test_shaped_problem_checks);
   tcase_add_test(api, test_transform_types);
+  tcase_add_test(api, test_expression_checks);
   tcase_add_test(api, test_settings);
   tcase_add_test(api, test_log_level_from_environment);
   tcase_add_test(api, test_missing_driver_is_a_status);

@@ -11,6 +11,7 @@
 #include "harness.h"
 #include "build.h"
 #include "kcache.h"
+#include "problem.h"
 #include "templates.h"
 #include "shape.h"
 #include "spec.h"
@@ -114,30 +115,58 @@ START_TEST(test_every_transformed_kernel_compiles) {
       {.layout = CUREDUCE_LAYOUT_SEGMENTS, .rows = 1 << 16},
       {.layout = CUREDUCE_LAYOUT_COLUMNS, .rows = 1 << 20, .cols = 3, .leading_dimension = 3},
       {.layout = CUREDUCE_LAYOUT_COLUMNS, .rows = 64, .cols = 1 << 16, .leading_dimension = 1 << 16}};
+  /* A user map: one that calls a built-in math function of either float type. */
+  const char *expression = transform == CUREDUCE_TRANSFORM_EXPRESSION ? "x * x - fabs(x) / 3" : NULL;
   cureduce_diskcache memory_only;
   cureduce_diskcache_open(&memory_only, NULL, &quiet);
   for (int input = CUREDUCE_F16; input <= CUREDUCE_F64; input++)
     for (int op = 0; op < CUREDUCE_OP_COUNT; op++) {
+      cureduce_problem problem;
+      cureduce_problem_init(&problem, (cureduce_op)op, (cureduce_dtype)input, (cureduce_dtype)input, 1);
+      problem.transform = transform, problem.expression = expression;
+      if (expression && op == CUREDUCE_OP_SUM)
+        ck_assert(cureduce_problem_check(&problem) == CUREDUCE_STATUS_OK); /* registers the text */
       for (int output = 0; output < CUREDUCE_DTYPE_COUNT; output++) {
         if (cureduce_check_transform_types((cureduce_op)op, transform, (cureduce_dtype)input, (cureduce_dtype)output) !=
             CUREDUCE_STATUS_OK)
           continue;
         cureduce_spec spec = cureduce_spec_heuristic((cureduce_op)op, (cureduce_dtype)input, (cureduce_dtype)output, 2048);
-        spec.transform = (uint8_t)transform;
+        spec.transform = (uint8_t)transform, spec.expression = cureduce_problem_expression(&problem);
         compile_or_fail(&spec, &memory_only);
       }
       if (op != CUREDUCE_OP_SUM && op != CUREDUCE_OP_MAX && op != CUREDUCE_OP_ARGMAX)
         continue;
       for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        cureduce_problem problem = shapes[i];
-        problem.op = (cureduce_op)op, problem.transform = transform;
-        problem.input_type = problem.output_type = (cureduce_dtype)input;
-        cureduce_spec spec = cureduce_shape_heuristic(&problem, 132, 2048);
+        cureduce_problem shaped = shapes[i];
+        shaped.op = (cureduce_op)op, shaped.transform = transform, shaped.expression = expression;
+        shaped.input_type = shaped.output_type = (cureduce_dtype)input;
+        cureduce_spec spec = cureduce_shape_heuristic(&shaped, 132, 2048);
         ck_assert_msg(cureduce_spec_validate_production(&spec) == CUREDUCE_STATUS_OK && spec.transform == transform,
                       "%s", cureduce_last_error_detail());
         compile_or_fail(&spec, &memory_only);
       }
     }
+  cureduce_diskcache_close(&memory_only);
+}
+END_TEST
+
+/* A user map that does not compile: COMPILE_FAILED, NVRTC's message placed in the expression's own
+ * lines, the numbered source holding the text. */
+START_TEST(test_expression_error_shows_log_and_source) {
+  cureduce_problem problem;
+  cureduce_problem_init(&problem, CUREDUCE_OP_MAX, CUREDUCE_F32, CUREDUCE_F32, 1);
+  problem.transform = CUREDUCE_TRANSFORM_EXPRESSION, problem.expression = "x +\n  undefined_name * 2";
+  ck_assert(cureduce_problem_check(&problem) == CUREDUCE_STATUS_OK);
+  cureduce_spec spec = cureduce_spec_heuristic(CUREDUCE_OP_MAX, CUREDUCE_F32, CUREDUCE_F32, 2048);
+  spec.transform = CUREDUCE_TRANSFORM_EXPRESSION, spec.expression = cureduce_problem_expression(&problem);
+  cureduce_diskcache memory_only;
+  cureduce_diskcache_open(&memory_only, NULL, &quiet);
+  cureduce_binary binary;
+  ck_assert(cureduce_build_kernel(&spec, tested_arch, &memory_only, &quiet, &binary) == CUREDUCE_STATUS_COMPILE_FAILED);
+  const char *detail = cureduce_last_error_detail();
+  ck_assert_msg(strstr(detail, "expression(2)") && strstr(detail, "undefined_name") && strstr(detail, "--- source ---") &&
+                    strstr(detail, "  undefined_name * 2"),
+                "detail: %.3000s", detail);
   cureduce_diskcache_close(&memory_only);
 }
 END_TEST
@@ -192,6 +221,7 @@ int main(int argc, char **argv) {
                       CUREDUCE_TRANSFORM_COUNT);
   tcase_add_loop_test(compile, test_every_ladder_rung_compiles, CUREDUCE_STRATEGY_RUNG0, CUREDUCE_STRATEGY_COUNT);
   tcase_add_test(compile, test_compile_error_shows_log_and_source);
+  tcase_add_test(compile, test_expression_error_shows_log_and_source);
   suite_add_tcase(suite, compile);
   return harness_run(suite, false);
 }

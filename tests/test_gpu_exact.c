@@ -228,7 +228,7 @@ START_TEST(test_hard_data) {
       harness_upload(&gpu, input, host, (n + 3) * element);
       cureduce_ref_result want = cureduce_ref_exact_sum(type, output, host + offset * element, n);
       char what[256];
-      cureduce_tune_job job = {CUREDUCE_OP_EXACT_SUM, type, output};
+      cureduce_tune_job job = {.op = CUREDUCE_OP_EXACT_SUM, .input = type, .output = output};
       cureduce_spec specs[64];
       size_t count = cureduce_tune_space(&job, &gpu.context->info, false, specs, 64);
       ck_assert(count > 1);
@@ -356,7 +356,7 @@ START_TEST(test_partials_combine) {
   fill(k, type, output_of(type, 0), host, n);
   harness_upload(&gpu, input, host, n * element);
 
-  cureduce_tune_job job = {CUREDUCE_OP_EXACT_SUM, type, CUREDUCE_I64};
+  cureduce_tune_job job = {.op = CUREDUCE_OP_EXACT_SUM, .input = type, .output = CUREDUCE_I64};
   cureduce_spec specs[64];
   size_t spec_count = cureduce_tune_space(&job, &gpu.context->info, false, specs, 64);
   ck_assert(spec_count > 1);

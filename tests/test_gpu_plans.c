@@ -517,7 +517,8 @@ START_TEST(test_tune_between_choice_and_publication) {
   harness_gpu gpu = t.gpu;
   cureduce_context *context = t.context;
   const size_t n = 5000;
-  cureduce_plancache_key key = {CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, cureduce_size_bucket(n), CUREDUCE_TRANSFORM_NONE};
+  cureduce_plancache_key key = {.op = CUREDUCE_OP_SUM, .input = CUREDUCE_F32, .output = CUREDUCE_F32,
+                                .bucket = cureduce_size_bucket(n)};
   cureduce_choice *made;
   unsigned generation;
   ck_assert(cureduce_plan_make_choice(context, &key, &made, &generation) == CUREDUCE_STATUS_OK);

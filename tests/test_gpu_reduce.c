@@ -233,7 +233,7 @@ START_TEST(test_every_tunable_spec) {
   r.scratch = harness_device_alloc(&gpu, r.scratch_bytes);
   cureduce_dtype outputs[2] = {tested_type, accumulator};
   for (int o = 0; o < (accumulator == tested_type ? 1 : 2); o++) {
-    cureduce_tune_job job = {op, tested_type, outputs[o]};
+    cureduce_tune_job job = {.op = op, .input = tested_type, .output = outputs[o]};
     cureduce_spec specs[64];
     size_t count = cureduce_tune_space(&job, &gpu.context->info, false, specs, 64);
     ck_assert(count > 1);

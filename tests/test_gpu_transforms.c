@@ -1,4 +1,5 @@
-/* Transforms (abs, square, nonzero) of one float input type (argv[1]) against the host reference:
+/* Transforms (abs, square, nonzero, and user expressions: "x * x" and a predicate) of one float
+ * input type (argv[1]) against the host reference:
  * every operation a transform takes and each output type it allows, on whole arrays (1 to 2^20 + 3
  * elements, aligned and one element off), and sum, max and argmax on rows (compiled and run-time
  * lengths, padded), columns and segments (empty ones among them), through the heuristic's plan,
@@ -41,6 +42,30 @@ static void fill(cureduce_op op, cureduce_transform transform, bool rounding, vo
         cureduce_ref_put_float(tested_type, data, i, cureduce_ref_random_range(0, 1) ? 0.0 : -0.0);
 }
 
+/* The user expressions tested, each with the host's account of it: a square (which must also give
+ * the built-in square's bits) and a predicate. */
+static const char *const square_text = "x * x";
+static const char *predicate_text(void) { return tested_type == CUREDUCE_F64 ? "x > 0.5 ? 1.0 : 0.0" : "x > 0.5f ? 1.0f : 0.0f"; }
+
+static void map_on_host(const cureduce_problem *p, const void *data, size_t n, void *mapped) {
+  if (p->transform != CUREDUCE_TRANSFORM_EXPRESSION) {
+    cureduce_ref_map(p->transform, p->input_type, data, n, mapped);
+    return;
+  }
+  if (strcmp(p->expression, square_text) == 0) {
+    cureduce_ref_map(CUREDUCE_TRANSFORM_SQUARE, p->input_type, data, n, mapped);
+    return;
+  }
+  ck_assert_str_eq(p->expression, predicate_text());
+  for (size_t i = 0; i < n; i++) {
+    double x = cureduce_ref_float_at(p->input_type, data, i);
+    if (p->input_type == CUREDUCE_F64)
+      ((double *)mapped)[i] = x > 0.5 ? 1.0 : 0.0;
+    else
+      ((float *)mapped)[i] = (float)x > 0.5f ? 1.0f : 0.0f;
+  }
+}
+
 /* An empty row's result: the operation's identity for the mapped type, in the output type. */
 static cureduce_ref_result empty_result(cureduce_op op, cureduce_dtype mapped, cureduce_dtype accumulator,
                                         cureduce_dtype output) {
@@ -67,7 +92,7 @@ static cureduce_ref_result expected_of(const cureduce_problem *p, const unsigned
     return empty_result(p->op, mapped, accumulator, p->output_type);
   unsigned char *values = malloc(length * 8);
   ck_assert(values);
-  cureduce_ref_map(p->transform, p->input_type, elements, length, values);
+  map_on_host(p, elements, length, values);
   cureduce_ref_result r = rounding ? cureduce_ref_expected_sum(mapped, accumulator, values, length, depth + 1)
                                    : cureduce_ref_expected(p->op, mapped, accumulator, values, length);
   free(values);
@@ -217,6 +242,13 @@ static void check_problem(cureduce_problem problem, size_t offset, size_t count,
 
 /* ---- the sweeps ---------------------------------------------------------------------------------- */
 
+/* The problem with the transform; an expression's text: the square, or the predicate. */
+static void set_transform(cureduce_problem *problem, cureduce_transform transform, bool predicate) {
+  problem->transform = transform;
+  problem->expression =
+      transform != CUREDUCE_TRANSFORM_EXPRESSION ? NULL : predicate ? predicate_text() : square_text;
+}
+
 START_TEST(test_whole_arrays) {
   cureduce_transform transform = (cureduce_transform)_i;
   static const struct {
@@ -228,8 +260,12 @@ START_TEST(test_whole_arrays) {
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
       cureduce_problem problem;
       cureduce_problem_init(&problem, (cureduce_op)op, tested_type, tested_type, sizes[s].n);
-      problem.transform = transform;
+      set_transform(&problem, transform, false);
       check_problem(problem, sizes[s].offset, sizes[s].n, NULL, NULL, false);
+      if (transform == CUREDUCE_TRANSFORM_EXPRESSION && (op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_ARGMAX)) {
+        set_transform(&problem, transform, true);
+        check_problem(problem, sizes[s].offset, sizes[s].n, NULL, NULL, false);
+      }
     }
   }
 }
@@ -266,12 +302,12 @@ START_TEST(test_shapes) {
       cureduce_problem problem;
       cureduce_problem_init_matrix(&problem, matrices[m].layout, ops[o], tested_type, tested_type, matrices[m].rows,
                                    matrices[m].cols, matrices[m].leading);
-      problem.transform = transform;
+      set_transform(&problem, transform, false);
       check_problem(problem, 0, (size_t)cureduce_problem_extent(&problem), NULL, NULL, space);
     }
     cureduce_problem problem;
     cureduce_problem_init_segments(&problem, ops[o], tested_type, tested_type, max_segments);
-    problem.transform = transform;
+    set_transform(&problem, transform, false);
     check_problem(problem, 0, elements, begin, end, space);
   }
 }
@@ -325,7 +361,8 @@ START_TEST(test_planted_semantics) {
 END_TEST
 
 /* cureduce_tune_problems of a transformed shape stores a record of its own class: plans of that
- * (operation, transform) take it, plans without the transform do not, and the tuned plan is right. */
+ * (operation, transform) take it, plans without the transform do not, and the tuned plan is right;
+ * the same for a whole array with a user map, whose class is its expression's. */
 START_TEST(test_tuned_transform_is_its_own_class) {
   char *folder = harness_temporary_folder();
   ck_assert_ptr_nonnull(folder);
@@ -351,9 +388,90 @@ START_TEST(test_tuned_transform_is_its_own_class) {
   ck_assert(cureduce_plan_describe(plain, &info) == CUREDUCE_STATUS_OK);
   ck_assert_msg(info.origin == CUREDUCE_PLAN_HEURISTIC, "the untransformed sum took %s", info.spec);
   cureduce_plan_destroy(plain);
+  /* A whole array with a user map: tuned for its size bucket, for its expression alone. */
+  cureduce_problem whole;
+  cureduce_problem_init(&whole, CUREDUCE_OP_SUM, tested_type, tested_type, count);
+  set_transform(&whole, CUREDUCE_TRANSFORM_EXPRESSION, false);
+  ck_assert_msg(cureduce_tune_problems(context, &whole, 1, 0, 1) == CUREDUCE_STATUS_OK, "%s",
+                cureduce_last_error_detail());
+  r.problem = whole;
+  execute_and_check(&r);
+  whole.expression = predicate_text();
+  ck_assert(cureduce_plan_create(&plain, context, &whole, NULL) == CUREDUCE_STATUS_OK);
+  ck_assert(cureduce_plan_describe(plain, &info) == CUREDUCE_STATUS_OK);
+  ck_assert_msg(info.origin == CUREDUCE_PLAN_HEURISTIC, "another expression took %s", info.spec);
+  cureduce_plan_destroy(plain);
   free(host);
   cureduce_context_destroy(context);
   ck_assert(harness_remove_tree(folder));
+}
+END_TEST
+
+/* The results of one plan of the problem on the input, downloaded. */
+static void results_of(const cureduce_problem *problem, unsigned char *got, size_t bytes) {
+  cureduce_plan *plan;
+  ck_assert_msg(cureduce_plan_create(&plan, gpu.context, problem, NULL) == CUREDUCE_STATUS_OK, "%s",
+                cureduce_last_error_detail());
+  ck_assert(gpu.cu->cuMemsetD8(output_buffer, poison_byte, bytes) == CUDA_SUCCESS);
+  const int64_t *begin = (const int64_t *)(uintptr_t)offsets_buffer;
+  cureduce_status status =
+      problem->layout == CUREDUCE_LAYOUT_SEGMENTS
+          ? cureduce_plan_execute_segments(plan, (const void *)(uintptr_t)input_buffer, begin, begin + max_segments,
+                                           (void *)(uintptr_t)output_buffer, NULL, 0, NULL)
+          : cureduce_plan_execute(plan, (const void *)(uintptr_t)input_buffer, (void *)(uintptr_t)output_buffer, NULL,
+                                  0, NULL);
+  ck_assert_msg(status == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
+  harness_download(&gpu, got, output_buffer, bytes);
+  cureduce_plan_destroy(plan);
+}
+
+/* "x * x" written by the caller gives the built-in square's bits: the same kernel but its map. */
+START_TEST(test_expression_matches_builtin) {
+  size_t element = cureduce_dtype_size(tested_type);
+  const size_t n = (1 << 20) + 3;
+  unsigned char *host = malloc(n * element), *builtin = malloc(4096 * 16), *written = malloc(4096 * 16);
+  ck_assert(host && builtin && written);
+  cureduce_ref_fill_rounding(tested_type, host, n);
+  harness_upload(&gpu, input_buffer, host, n * element);
+  static const cureduce_op ops[] = {CUREDUCE_OP_SUM, CUREDUCE_OP_MAX, CUREDUCE_OP_ARGMIN};
+  for (size_t o = 0; o < 3; o++)
+    for (int layout = 0; layout < 3; layout++) {
+      cureduce_dtype outputs[2];
+      outputs_of(ops[o], CUREDUCE_TRANSFORM_SQUARE, outputs);
+      cureduce_problem problem;
+      if (layout == 0)
+        cureduce_problem_init(&problem, ops[o], tested_type, outputs[1], n);
+      else if (layout == 1)
+        cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_ROWS, ops[o], tested_type, outputs[1], 33, 5000, 5003);
+      else
+        cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_COLUMNS, ops[o], tested_type, outputs[1], 5000, 33, 35);
+      size_t bytes = (size_t)cureduce_problem_results(&problem) * cureduce_result_bytes(ops[o], outputs[1]);
+      set_transform(&problem, CUREDUCE_TRANSFORM_SQUARE, false);
+      results_of(&problem, builtin, bytes);
+      set_transform(&problem, CUREDUCE_TRANSFORM_EXPRESSION, false);
+      results_of(&problem, written, bytes);
+      ck_assert_msg(memcmp(builtin, written, bytes) == 0, "%s of x * x, layout %d: not the built-in square's bits",
+                    cureduce_op_name(ops[o]), layout);
+    }
+  free(host);
+  free(builtin);
+  free(written);
+}
+END_TEST
+
+/* An expression that does not compile: COMPILE_FAILED, NVRTC's message placed in the expression,
+ * and the numbered source holding it; no plan. */
+START_TEST(test_expression_compile_error) {
+  cureduce_problem problem;
+  cureduce_problem_init(&problem, CUREDUCE_OP_SUM, tested_type, tested_type, 1000);
+  problem.transform = CUREDUCE_TRANSFORM_EXPRESSION;
+  problem.expression = "x + no_such_name";
+  cureduce_plan *plan = NULL;
+  ck_assert_int_eq(cureduce_plan_create(&plan, gpu.context, &problem, NULL), CUREDUCE_STATUS_COMPILE_FAILED);
+  const char *detail = cureduce_last_error_detail();
+  ck_assert_msg(strstr(detail, "expression(1)") && strstr(detail, "no_such_name") && strstr(detail, "--- source ---"),
+                "%.3000s", detail);
+  ck_assert_ptr_null(plan);
 }
 END_TEST
 
@@ -388,6 +506,8 @@ int main(int argc, char **argv) {
   tcase_add_loop_test(transforms, test_whole_arrays, CUREDUCE_TRANSFORM_NONE + 1, CUREDUCE_TRANSFORM_COUNT);
   tcase_add_loop_test(transforms, test_shapes, CUREDUCE_TRANSFORM_NONE + 1, CUREDUCE_TRANSFORM_COUNT);
   tcase_add_test(transforms, test_planted_semantics);
+  tcase_add_test(transforms, test_expression_matches_builtin);
+  tcase_add_test(transforms, test_expression_compile_error);
   tcase_add_test(transforms, test_tuned_transform_is_its_own_class);
   suite_add_tcase(suite, transforms);
   return harness_run(suite, true);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "problem.h"
 #include "plancache.h"
 #include "source.h"
 
@@ -104,6 +105,12 @@ START_TEST(test_bad_specs_are_refused) {
       "sum:nonzero(f32)->u8/single_pass/b256/u4/v16/g8",       /* counts are u64 (or the input type) */
       "exact_sum:abs(f32)->f32/single_pass/b256/u4/v16/g8",    /* exact sums take none */
       "sum:abs(f32)->f32/rung4_sequential/b256/u1/v4/g8",      /* nor does the ladder */
+      "sum:expression(f32)->f32/single_pass/b256/u4/v16/g8",   /* an expression needs its digest */
+      "sum:expression.12ab(f32)->f32/single_pass/b256/u4/v16/g8",             /* of 16 digits */
+      "sum:expression.00000000000000000(f32)->f32/single_pass/b256/u4/v16/g8",
+      "sum:expression.0000000000000000(f32)->f32/single_pass/b256/u4/v16/g8", /* 0 is no digest */
+      "sum:expression.0123456789ABCDEF(f32)->f32/single_pass/b256/u4/v16/g8", /* lower case */
+      "sum:abs.0123456789abcdef(f32)->f32/single_pass/b256/u4/v16/g8",        /* only expressions have one */
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     cureduce_spec spec;
@@ -120,7 +127,9 @@ START_TEST(test_bad_specs_are_refused) {
                                      "max:abs(bf16)->bf16/single_pass/b256/u4/v16/g8",
                                      "sum:square(f16)->f32/row_groups/b256/u4/v16/g8/t4/c7/s1",
                                      "sum:nonzero(f64)->u64/column_tiles/b256/u2/v16/g8/t32/c0/s3",
-                                     "argmax:nonzero(f32)->u8/segment_blocks/b512/u2/v16/g4/t0/c0/s8"};
+                                     "argmax:nonzero(f32)->u8/segment_blocks/b512/u2/v16/g4/t0/c0/s8",
+                                     "sum:expression.0123456789abcdef(f16)->f16/single_pass/b256/u4/v16/g8",
+                                     "argmax:expression.fedcba9876543210(bf16)->f32/row_blocks/b256/u4/v16/g8/t0/c0/s3"};
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
     cureduce_spec parsed;
     ck_assert_msg(cureduce_spec_parse(good[i], &parsed) == CUREDUCE_STATUS_OK, "'%s': %s", good[i],
@@ -173,6 +182,19 @@ START_TEST(test_source_is_a_pure_function_of_the_spec) {
   ck_assert(cureduce_source_generate(&spec, templates, &other) == CUREDUCE_STATUS_OK);
   ck_assert(strstr(other, "#define CUREDUCE_TRANSFORM 1\n") && strstr(other, "#define CUREDUCE_TRANSFORM_ABS 1\n"));
   ck_assert(strstr(other, "for argmax:abs(f32)->f32/single_pass/b256/u4/v16 (any blocks per SM)\n"));
+  free(other);
+  /* An expression's text is in the source (so in the disk cache's key) once the process knows it;
+   * a digest alone cannot be compiled. */
+  cureduce_problem problem;
+  cureduce_problem_init(&problem, CUREDUCE_OP_SUM, CUREDUCE_F64, CUREDUCE_F64, 10);
+  problem.transform = CUREDUCE_TRANSFORM_EXPRESSION, problem.expression = "x * 3.0 - 1.5";
+  spec = default_spec(CUREDUCE_OP_SUM, CUREDUCE_F64, CUREDUCE_F64);
+  spec.transform = CUREDUCE_TRANSFORM_EXPRESSION, spec.expression = cureduce_problem_expression(&problem);
+  ck_assert(cureduce_source_generate(&spec, templates, &other) == CUREDUCE_STATUS_INVALID_SPEC);
+  ck_assert(strstr(cureduce_last_error_detail(), "not one this process has seen"));
+  ck_assert(cureduce_problem_check(&problem) == CUREDUCE_STATUS_OK); /* registers it */
+  ck_assert(cureduce_source_generate(&spec, templates, &other) == CUREDUCE_STATUS_OK);
+  ck_assert(strstr(other, "double cureduce_user_map(double x) {\n  return (double)(\n#line 1 \"expression\"\nx * 3.0 - 1.5\n);"));
   free(first);
   free(second);
   free(other);

@@ -9,7 +9,7 @@
 #include "tune.h"
 
 static const cureduce_device_info device = {"a device with an H200's shape", 90, 132, 2048};
-static const cureduce_tune_job sum_f32 = {CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32};
+static const cureduce_tune_job sum_f32 = {.op = CUREDUCE_OP_SUM, .input = CUREDUCE_F32, .output = CUREDUCE_F32};
 static const size_t min_n = 256, max_n = (size_t)1 << 30;
 
 START_TEST(test_points_of_a_bucket) {
@@ -24,7 +24,7 @@ START_TEST(test_points_of_a_bucket) {
   p = cureduce_tune_points(&sum_f32, 27, min_n, max_n); /* 3 * 2^25 f32: 384 MiB, streams */
   ck_assert_int_eq(p.count, 1);
   ck_assert_uint_eq(p.n[0], (size_t)3 << 25);
-  cureduce_tune_job sum_u8 = {CUREDUCE_OP_SUM, CUREDUCE_U8, CUREDUCE_U64};
+  cureduce_tune_job sum_u8 = {.op = CUREDUCE_OP_SUM, .input = CUREDUCE_U8, .output = CUREDUCE_U64};
   ck_assert_int_eq(cureduce_tune_points(&sum_u8, 27, min_n, max_n).count, 2); /* 96 MiB of bytes */
   p = cureduce_tune_points(&sum_f32, 10, 1000, 1000); /* one size: one point */
   ck_assert_int_eq(p.count, 1);

@@ -139,7 +139,7 @@ START_TEST(test_shaped_keys) {
 END_TEST
 
 /* A transform is a key of its own: an abs record survives the round trip and is found for abs
- * alone. */
+ * alone; an expression's record for its own digest alone. */
 START_TEST(test_transform_is_part_of_the_key) {
   cureduce_tunedb db = some_records(2, 0), back = {0};
   cureduce_tune_record *abs_record = &db.records[1];
@@ -158,6 +158,32 @@ START_TEST(test_transform_is_part_of_the_key) {
   key.transform = CUREDUCE_TRANSFORM_NONE;
   found = cureduce_tunedb_find(&back, &key);
   ck_assert(!found || found->spec.transform == CUREDUCE_TRANSFORM_NONE);
+  free(data);
+  /* An expression's record: its digest is part of the key. */
+  abs_record->transform = abs_record->spec.transform = CUREDUCE_TRANSFORM_EXPRESSION;
+  abs_record->expression = abs_record->spec.expression = 0x0123456789abcdefull;
+  ck_assert(cureduce_spec_validate_production(&abs_record->spec) == CUREDUCE_STATUS_OK);
+  cureduce_tunedb_free(&back);
+  ck_assert(cureduce_tunedb_encode(gpu, &db, &data, &size));
+  ck_assert_int_eq(cureduce_tunedb_decode(gpu, data, size, &back), CUREDUCE_TUNEDB_VALID);
+  key = *abs_record;
+  found = cureduce_tunedb_find(&back, &key);
+  ck_assert(found && found->spec.expression == 0x0123456789abcdefull);
+  key.expression ^= 1;
+  ck_assert_ptr_null(cureduce_tunedb_find(&back, &key));
+  free(data);
+  /* The fuzzer's format 3 seed (written by hand: abs, an expression, square and nonzero records) is
+   * what the encoder writes, byte for byte. */
+  FILE *seed = fopen(CUREDUCE_FUZZ_CORPUS "/tuning_database/four_records_format3", "rb");
+  ck_assert_ptr_nonnull(seed);
+  unsigned char bytes[1024];
+  size_t seed_size = fread(bytes, 1, sizeof bytes, seed);
+  fclose(seed);
+  cureduce_tunedb_free(&back);
+  ck_assert_int_eq(cureduce_tunedb_decode("device=fuzz;cc=9.0;sms=132", bytes, seed_size, &back), CUREDUCE_TUNEDB_VALID);
+  ck_assert_uint_eq(back.count, 4);
+  ck_assert(cureduce_tunedb_encode("device=fuzz;cc=9.0;sms=132", &back, &data, &size));
+  ck_assert(size == seed_size && memcmp(data, bytes, size) == 0);
   free(data);
   cureduce_tunedb_free(&db);
   cureduce_tunedb_free(&back);

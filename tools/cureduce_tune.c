@@ -154,11 +154,11 @@ static size_t make_jobs(const options *o, cureduce_tune_job *jobs) {
       cureduce_dtype input = (cureduce_dtype)o->types[t], accumulator;
       if (cureduce_accumulator_type(op, input, &accumulator) != CUREDUCE_STATUS_OK)
         continue;
-      jobs[count++] = (cureduce_tune_job){op, input, input};
+      jobs[count++] = (cureduce_tune_job){.op = op, .input = input, .output = input};
       if (accumulator != input)
-        jobs[count++] = (cureduce_tune_job){op, input, accumulator};
+        jobs[count++] = (cureduce_tune_job){.op = op, .input = input, .output = accumulator};
       if (cureduce_is_exact_partial(op, CUREDUCE_I64))
-        jobs[count++] = (cureduce_tune_job){op, input, CUREDUCE_I64};
+        jobs[count++] = (cureduce_tune_job){.op = op, .input = input, .output = CUREDUCE_I64};
     }
   return count;
 }

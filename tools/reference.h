@@ -68,7 +68,7 @@ bool cureduce_ref_matches(cureduce_op op, cureduce_dtype output, const cureduce_
 
 /* Transforms (cureduce_transform): the type a map gives, and data[0..n) mapped into `mapped` (n
  * elements of that type), the sign cleared, squared with one rounding, or 1 for nonzero, as the
- * header documents each. */
+ * header documents each (an expression's map is the caller's to reproduce). */
 cureduce_dtype cureduce_ref_mapped_type(cureduce_transform transform, cureduce_dtype input);
 void cureduce_ref_map(cureduce_transform transform, cureduce_dtype input, const void *data, size_t n, void *mapped);
 /* A result's value of type `from` stored as type `to`, as a kernel's store converts it: a float

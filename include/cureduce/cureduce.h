@@ -135,15 +135,28 @@ typedef enum cureduce_dtype {
  *            (accumulated in u64, exact); max: any; min: all; argmax: the index of the first nonzero
  *            element, value 1 (index 0, value 0, when every element is zero); argmin: the first
  *            zero's.
- * The mapped value has the "mapped type" (the input type for ABS; f32 or f64 for SQUARE; u8 for
- * NONZERO); the accumulator type is the operation's for the mapped type (cureduce_accumulator_type),
- * and the output type must be the input type or that accumulator type.
+ *   EXPRESSION: a map the caller writes, problem.expression: one C++ expression over `x`, the
+ *            element in the float accumulator type (float for f16, bf16 and f32 inputs, double
+ *            for f64), whose value, converted to that type, the operation reduces; e.g. "x * x",
+ *            "fabsf(x - 1.0f)", "x > 0.5f ? 1.0f : 0.0f". NVRTC's built-in math functions are there,
+ *            no header is. At most 1024 bytes, and nothing but one expression: ';', '{', '}', '#',
+ *            '\\', comments, string and character literals are refused with INVALID_ARGUMENT. It is
+ *            code compiled into a kernel of this process, with the rights of any code of it: pass
+ *            only text you would compile yourself. A compile error is COMPILE_FAILED, with NVRTC's
+ *            log and the numbered generated source in cureduce_last_error_detail(). The text
+ *            (through a 64-bit digest of it) is part of the kernel cache's and the tuning
+ *            database's keys, so a warm cache needs no NVRTC for it. The process keeps each
+ *            distinct expression it meets (a plan copies the problem's) until it ends.
+ * The mapped value has the "mapped type" (the input type for ABS; f32 or f64 for SQUARE and
+ * EXPRESSION; u8 for NONZERO); the accumulator type is the operation's for the mapped type
+ * (cureduce_accumulator_type), and the output type must be the input type or that accumulator type.
  */
 typedef enum cureduce_transform {
   CUREDUCE_TRANSFORM_NONE = 0,
   CUREDUCE_TRANSFORM_ABS = 1,
   CUREDUCE_TRANSFORM_SQUARE = 2,
   CUREDUCE_TRANSFORM_NONZERO = 3,
+  CUREDUCE_TRANSFORM_EXPRESSION = 4,
   CUREDUCE_TRANSFORM_COUNT
 } cureduce_transform;
 
@@ -305,10 +318,12 @@ typedef struct cureduce_problem {
   uint64_t rows;              /* rows of the matrix, or the number of segments */
   uint64_t cols;              /* rows, columns: elements a row; segments: 0 */
   uint64_t leading_dimension; /* rows, columns: elements from one row's start to the next's */
+  /* CUREDUCE_TRANSFORM_EXPRESSION: the map's text (copied by the plan); else NULL. */
+  const char *expression;
   cureduce_transform transform; /* a map fused before the operation; 0: none */
-  /* Room for later fields (expressions, accuracy modes), each of which is zero when unused and so
-   * keeps today's meaning; keep zero. A plan refuses a problem with any of it set. */
-  unsigned char reserved[68];
+  /* Room for later fields (accuracy modes, ...), each of which is zero when unused and so keeps
+   * today's meaning; keep zero. A plan refuses a problem with any of it set. */
+  unsigned char reserved[60];
 } cureduce_problem;
 
 /* A contiguous problem: every field set, reserved bytes zero. */
@@ -473,16 +488,18 @@ CUREDUCE_API cureduce_status cureduce_tune(cureduce_context *context, cureduce_o
                                            cureduce_dtype output_type, size_t min_n, size_t max_n, int quick);
 
 /*
- * Tunes shaped problems (rows, columns, segments) as cureduce_tune() tunes sizes: for each, the
- * candidate configurations of its shape timed on random data of that shape in device memory it
- * allocates for the purpose (segments: `rows` segments back to back, each segment_length elements
- * long; matrices: leading dimension as the problem says), the fastest kept, never one slower than
+ * Tunes problems as cureduce_tune() tunes sizes: for each, the candidate configurations of its
+ * shape timed on random data of that shape in device memory it allocates for the purpose
+ * (segments: `rows` segments back to back, each segment_length elements long; matrices: leading
+ * dimension as the problem says; a whole array: its n), the fastest kept, never one slower than
  * the heuristic by its own re-measurement. A choice serves every problem of its class: the same
- * operation, types and layout, the same bit length of rows (or segments), and the same row length
- * where rows are at most 256 bytes (their length is compiled into the kernel) or the same bit
- * length of it otherwise, padded rows apart from unpadded ones. A tuned plan never needs a
- * workspace of the caller's where the heuristic's plan needed none. exact_sum takes no shapes.
- * Synchronizes; takes milliseconds to seconds per problem.
+ * operation, transform (an expression: the same text), types and layout; a whole array's size
+ * bucket (the bit length of n), measured at its n alone; the same bit length of rows (or
+ * segments), and the same row length where rows are at most 256 bytes (their length is compiled
+ * into the kernel) or the same bit length of it otherwise, padded rows apart from unpadded ones.
+ * The way to tune transformed whole arrays, which cureduce_tune() and cureduce-tune's buckets do
+ * not take. A tuned plan never needs a workspace of the caller's where the heuristic's plan needed
+ * none. exact_sum takes no shapes. Synchronizes; takes milliseconds to seconds per problem.
  */
 CUREDUCE_API cureduce_status cureduce_tune_problems(cureduce_context *context, const cureduce_problem *problems,
                                                     size_t count, uint64_t segment_length, int quick);
