@@ -27,6 +27,9 @@
 #ifdef CUREDUCE_HAVE_CUB
 #include "cub_baseline.h"
 #endif
+#ifdef CUREDUCE_HAVE_CUBLAS
+#include "cublas_baseline.h"
+#endif
 
 static void usage(FILE *out) {
   fputs("usage: cureduce-bench [options]\n"
@@ -52,7 +55,12 @@ static void usage(FILE *out) {
         "                    result is checked against the host reference at every n, and CUB's\n"
         "                    column is TransformReduce (ArgMax over a transform iterator) with the\n"
         "                    same map for L1, amax, i?amax, the sum of squares and the count of\n"
-        "                    nonzeros, timed only (its types are the float accumulator's)\n"
+        "                    nonzeros, timed only (its types are the float accumulator's); with\n"
+        "                    abs, cuBLAS's ?asum and I?amax (f32, f64) on a line after the row\n"
+        "                    (table and --csv, as a # comment)\n"
+        "  --expression TEXT  fuse a map of your own, e.g. 'x * x' (CUREDUCE_TRANSFORM_EXPRESSION):\n"
+        "                    its rows are not checked (the test suites check user maps) and CUB\n"
+        "                    has no column; time it beside --transform square to compare\n"
         "  --types LIST      input types, e.g. f32,bf16\n"
         "  --all             every input type\n"
         "  --sizes LIST      element counts, e.g. 2^20,1000000\n"
@@ -90,6 +98,7 @@ typedef enum format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON } format;
 typedef struct options {
   bool ladder, shapes, random_data, flush_l2;
   cureduce_transform transform; /* --transform; none by default */
+  const char *expression;       /* --expression */
   size_t offset;
   format format;
   int device, reps;
@@ -121,7 +130,7 @@ static int parse_options(int argc, char **argv, options *o) {
       {"data", required_argument, NULL, 'D'},   {"l2", required_argument, NULL, 'L'},
       {"offset", required_argument, NULL, 'O'}, {"shapes", no_argument, NULL, 'S'},
       {"layouts", required_argument, NULL, 'Y'}, {"transform", required_argument, NULL, 'T'},
-      {NULL, 0, NULL, 0}};
+      {"expression", required_argument, NULL, 'E'}, {NULL, 0, NULL, 0}};
   *o = (options){.reps = 200, .op_count = 0, .type_count = 0, .size_count = 0};
   bool ok = true;
   const char *why = "see --help";
@@ -145,11 +154,16 @@ static int parse_options(int argc, char **argv, options *o) {
       break;
     case 'T': {
       int transform = cureduce_transform_from_name(optarg);
-      ok = transform > CUREDUCE_TRANSFORM_NONE;
+      ok = transform > CUREDUCE_TRANSFORM_NONE && transform != CUREDUCE_TRANSFORM_EXPRESSION && !o->expression;
       o->transform = (cureduce_transform)(ok ? transform : 0);
-      why = "--transform takes abs, square or nonzero";
+      why = "--transform takes abs, square or nonzero (a map of your own: --expression, instead of --transform)";
       break;
     }
+    case 'E':
+      ok = !o->transform;
+      o->expression = optarg, o->transform = CUREDUCE_TRANSFORM_EXPRESSION;
+      why = "--expression instead of --transform, not both";
+      break;
     case 'l': o->ladder = true; break;
     case 'S': o->shapes = true; break;
     case 'Y':
@@ -193,7 +207,7 @@ static int parse_options(int argc, char **argv, options *o) {
   if (ok && o->layout_count && !o->shapes)
     ok = false, why = "--layouts goes with --shapes";
   if (ok && o->transform && (o->ladder || o->shapes))
-    ok = false, why = "--transform goes with the whole-array comparison, not --ladder or --shapes (yet)";
+    ok = false, why = "--transform and --expression go with the whole-array comparison, not --ladder or --shapes (yet)";
   if (ok && optind < argc)
     ok = false, why = "arguments other than options";
   if (!ok) {
@@ -253,7 +267,7 @@ typedef struct raw_launch {
 
 /* What one timed call enqueues. */
 typedef struct call {
-  enum { CALL_LIBRARY, CALL_PLAN, CALL_SPEC, CALL_CUB, CALL_RAW } kind;
+  enum { CALL_LIBRARY, CALL_PLAN, CALL_SPEC, CALL_CUB, CALL_CUBLAS, CALL_RAW } kind;
   cureduce_op op;
   cureduce_transform transform;
   cureduce_dtype input, output;
@@ -299,6 +313,12 @@ static void enqueue(bench *b, const call *c) {
       fprintf(stderr, "cureduce-bench: CUB failed\n");
       exit(1);
     }
+#endif
+    break;
+  case CALL_CUBLAS:
+#ifdef CUREDUCE_HAVE_CUBLAS
+    if (cureduce_cublas_run(c->op, c->transform, c->input, in, c->n, out, b->stream) != 0)
+      cureduce_bench_fail("cuBLAS");
 #endif
     break;
   case CALL_RAW:
@@ -387,6 +407,8 @@ static cureduce_ref_result reference_of(const call *c, const void *host) {
  * "-" for a float sum or product of random data past 2^24. */
 static const char *verify(bench *b, const call *c, bool have_cub, bool random_data) {
   cureduce_value got = run_once(b, c);
+  if (c->transform == CUREDUCE_TRANSFORM_EXPRESSION)
+    return "-"; /* the caller's map: the host has no account of it */
   char why[256];
   /* exact sums: every bit, at any n; transforms: CUB's types differ (cub_transform.cu) */
   if (c->n <= (size_t)1 << 24 || c->op == CUREDUCE_OP_EXACT_SUM || c->transform) {
@@ -558,6 +580,23 @@ static void print_comparison_header(const options *o) {
            "%b2b", "%strm", "CUB us", "CUB/cr", "check");
 }
 
+/* cuBLAS's counterpart of a transformed row, where it has one: its median on a line of its own
+ * (a # comment in CSV; JSON leaves it out). */
+static void compare_cublas(const options *o, bench *b, const call *c, double cureduce_us) {
+#ifdef CUREDUCE_HAVE_CUBLAS
+  const char *name = cureduce_cublas_name(c->op, c->transform, c->input);
+  if (!name || o->format == FORMAT_JSON)
+    return;
+  call blas = *c;
+  blas.kind = CALL_CUBLAS;
+  double us = time_median(b, &blas, o->reps);
+  printf("%s  cuBLAS %-6s %12zu %9.2f us, %8.1f GB/s, cuBLAS/cr %.3f\n", o->format == FORMAT_CSV ? "#" : "", name,
+         c->n, us, gbps(c->n * cureduce_dtype_size(c->input), us), us / cureduce_us);
+#else
+  (void)o, (void)b, (void)c, (void)cureduce_us;
+#endif
+}
+
 /* Times every (type, op, size) of the run against CUB; returns the CUB/cureduce ratios. */
 static int compare_all(const options *o, bench *b, bool have_cub, double *ratios) {
   int ratio_count = 0, rows = 0;
@@ -580,7 +619,7 @@ static int compare_all(const options *o, bench *b, bool have_cub, double *ratios
         if (o->transform) {
           cureduce_problem problem;
           cureduce_problem_init(&problem, op, type, output, c.n);
-          problem.transform = o->transform;
+          problem.transform = o->transform, problem.expression = o->expression;
           if (cureduce_plan_create(&plan, b->context, &problem, NULL) != CUREDUCE_STATUS_OK)
             cureduce_bench_fail("planning a transformed reduction");
           c.plan = plan;
@@ -596,6 +635,7 @@ static int compare_all(const options *o, bench *b, bool have_cub, double *ratios
           ratios[ratio_count++] = r.cub_us / r.us;
         }
         print_row(o, b, &r, rows++ == 0);
+        compare_cublas(o, b, &c, r.us);
         cureduce_plan_destroy(plan);
       }
   }
@@ -633,7 +673,7 @@ static void report_host_overhead(const options *o, bench *b) {
   call c = {.kind = CALL_LIBRARY, .op = CUREDUCE_OP_SUM, .input = CUREDUCE_F32, .output = CUREDUCE_F32, .n = n};
   const cureduce_choice *plan;
   CUdeviceptr slot;
-  cureduce_plancache_key key = {c.op, c.input, c.output, cureduce_size_bucket(n), CUREDUCE_TRANSFORM_NONE};
+  cureduce_plancache_key key = {.op = c.op, .input = c.input, .output = c.output, .bucket = cureduce_size_bucket(n)};
   if (cureduce_plan_choice(b->context, &key, &plan) != CUREDUCE_STATUS_OK ||
       cureduce_workspace_slot(&b->context->workspace, b->stream, &slot) != CUREDUCE_STATUS_OK)
     cureduce_bench_fail("planning the host-overhead run");
