@@ -146,6 +146,58 @@ template <int IN> struct reduction<CUREDUCE_OP_PROD, IN> {
   static __device__ __forceinline__ acc finish(acc a) { return a; }
 };
 
+// norm2, the Euclidean norm. 16- and 32-bit floats square and add in f64, whose range holds the
+// sum of any number of their squares (2^128 squared times 2^64 elements is far below 2^1024, the
+// smallest subnormal f32 squared far above f64's): no overflow, no underflow, one sqrt at the end.
+template <int IN> struct reduction<CUREDUCE_OP_NORM2, IN> {
+  typedef element<IN> E;
+  typedef double acc;
+  static __device__ __forceinline__ acc identity() { return 0.0; }
+  static __device__ __forceinline__ acc lift(typename E::storage s, u64) {
+    const double v = E::to_value(s);
+    return v * v;
+  }
+  static __device__ __forceinline__ acc combine(acc a, acc b) { return a + b; }
+  static __device__ __forceinline__ double finish(acc a) { return sqrt(a); }
+};
+
+// f64 squares would overflow or vanish at the ends of its range: Blue's three sums, as LAPACK's
+// dnrm2 (3.10) keeps them. Magnitudes above 2^486 add (x 2^-538)^2, below 2^-511 (x 2^537)^2, the
+// rest x^2; each sum then holds any number of its squares, powers of two scale them exactly, and
+// the finish joins the sums once. A NaN goes to the middle sum (its comparisons are false) and
+// stays NaN; an infinity to the big one.
+struct norm2_sums {
+  double small, medium, big;
+};
+template <> struct reduction<CUREDUCE_OP_NORM2, CUREDUCE_DTYPE_F64> {
+  typedef norm2_sums acc;
+  static constexpr double small_threshold = 0x1p-511, big_threshold = 0x1p486;
+  static constexpr double small_scale = 0x1p537, big_scale = 0x1p-538;
+  static __device__ __forceinline__ acc identity() { return acc{0.0, 0.0, 0.0}; }
+  static __device__ __forceinline__ acc lift(double x, u64) {
+    const double magnitude = fabs(x);
+    const bool big = magnitude > big_threshold, small = magnitude < small_threshold;
+    const double scaled = magnitude * (big ? big_scale : small ? small_scale : 1.0), square = scaled * scaled;
+    return acc{small ? square : 0.0, big || small ? 0.0 : square, big ? square : 0.0};
+  }
+  static __device__ __forceinline__ acc combine(acc a, acc b) {
+    return acc{a.small + b.small, a.medium + b.medium, a.big + b.big};
+  }
+  static __device__ __forceinline__ double finish(acc a) {
+    const bool medium = a.medium > 0 || a.medium != a.medium;  // nonzero, or NaN
+    if (a.big > 0)
+      return sqrt(medium ? a.big + (a.medium * big_scale) * big_scale : a.big) / big_scale;
+    if (a.small > 0) {
+      if (!medium)
+        return sqrt(a.small) / small_scale;
+      const double from_medium = sqrt(a.medium), from_small = sqrt(a.small) / small_scale;
+      const double lower = fmin(from_medium, from_small), upper = fmax(from_medium, from_small);
+      return upper * sqrt(1.0 + (lower / upper) * (lower / upper));
+    }
+    return sqrt(a.medium);
+  }
+};
+
 // min and max of integers: the plain order.
 template <int IN, bool IS_MAX> struct integer_extreme {
   typedef element<IN> E;
@@ -420,6 +472,12 @@ template <typename K> __device__ __forceinline__ arg_acc<K> shuffle_down(arg_acc
   p.index = shuffle_down(p.index, offset);
   return p;
 }
+__device__ __forceinline__ norm2_sums shuffle_down(norm2_sums s, int offset) {
+  s.small = shuffle_down(s.small, offset);
+  s.medium = shuffle_down(s.medium, offset);
+  s.big = shuffle_down(s.big, offset);
+  return s;
+}
 
 // Folds a full warp's values with shuffles; lane 0 holds the result.
 __device__ __forceinline__ acc_t warp_reduce(acc_t v) {
@@ -466,6 +524,14 @@ template <typename K> __device__ __forceinline__ arg_acc<K> load_partial(const a
   v.key = load_partial(&p->key);
   v.index = load_partial(&p->index);
   return v;
+}
+__device__ __forceinline__ void store_partial(norm2_sums *p, norm2_sums v) {
+  store_partial(&p->small, v.small);
+  store_partial(&p->medium, v.medium);
+  store_partial(&p->big, v.big);
+}
+__device__ __forceinline__ norm2_sums load_partial(const norm2_sums *p) {
+  return norm2_sums{load_partial(&p->small), load_partial(&p->medium), load_partial(&p->big)};
 }
 
 // ---- The vector grid-stride loader ------------------------------------------------------------

@@ -3,8 +3,8 @@
 #include "dtype.h"
 #include "error.h"
 
-static const char *const op_names[CUREDUCE_OP_COUNT] = {"sum",    "prod",   "min",      "max",
-                                                        "argmin", "argmax", "exact_sum"};
+static const char *const op_names[CUREDUCE_OP_COUNT] = {"sum",    "prod",   "min",       "max",
+                                                        "argmin", "argmax", "exact_sum", "norm2"};
 
 static const char *const transform_names[CUREDUCE_TRANSFORM_COUNT] = {"none", "abs", "square", "nonzero", "expression"};
 
@@ -89,7 +89,11 @@ cureduce_status cureduce_accumulator_type(cureduce_op op, cureduce_dtype input,
   CUREDUCE_RETURN_ERROR_IF(op == CUREDUCE_OP_EXACT_SUM && !dtype_table[input].is_float, UNSUPPORTED,
                            "exact_sum takes float inputs; a sum of %s is exact already (modulo 2^64): use sum",
                            dtype_table[input].name);
-  if (op != CUREDUCE_OP_SUM && op != CUREDUCE_OP_PROD && op != CUREDUCE_OP_EXACT_SUM) /* min, max, arg keep the type */
+  CUREDUCE_RETURN_ERROR_IF(op == CUREDUCE_OP_NORM2 && !dtype_table[input].is_float, UNSUPPORTED,
+                           "norm2 takes float inputs, not %s", dtype_table[input].name);
+  if (op == CUREDUCE_OP_NORM2)
+    *accumulator = CUREDUCE_F64;
+  else if (op != CUREDUCE_OP_SUM && op != CUREDUCE_OP_PROD && op != CUREDUCE_OP_EXACT_SUM) /* min, max, arg keep the type */
     *accumulator = input;
   else if (input == CUREDUCE_F64)
     *accumulator = CUREDUCE_F64;
@@ -101,7 +105,8 @@ cureduce_status cureduce_accumulator_type(cureduce_op op, cureduce_dtype input,
 }
 
 cureduce_status cureduce_check_not_empty(cureduce_op op, uint64_t n) {
-  bool has_identity = op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_PROD || op == CUREDUCE_OP_EXACT_SUM;
+  bool has_identity =
+      op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_PROD || op == CUREDUCE_OP_EXACT_SUM || op == CUREDUCE_OP_NORM2;
   CUREDUCE_RETURN_ERROR_IF(n == 0 && !has_identity, EMPTY_INPUT,
                            "%s of zero elements", cureduce_op_name(op));
   return CUREDUCE_STATUS_OK;

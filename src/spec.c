@@ -46,6 +46,8 @@ size_t cureduce_accumulator_bytes(cureduce_op op, cureduce_transform transform, 
     return 16; /* a value of at most 8 bytes, then the 8-byte index */
   if (op == CUREDUCE_OP_EXACT_SUM)
     return 8 * cureduce_exact_words(input); /* one for the whole grid (exact.h) */
+  if (op == CUREDUCE_OP_NORM2)
+    return input == CUREDUCE_F64 ? 24 : 8; /* three scaled sums of squares, or one f64 sum */
   if (op == CUREDUCE_OP_MIN || op == CUREDUCE_OP_MAX)
     return input == CUREDUCE_F16 || input == CUREDUCE_BF16 ? 4 : cureduce_dtype_size(input); /* halves compare as f32 */
   cureduce_dtype accumulator;
@@ -78,7 +80,9 @@ static cureduce_status check_strategy_shape(const cureduce_spec *spec) {
   cureduce_coverage coverage = strategy_table[spec->strategy].coverage;
   size_t element = cureduce_dtype_size(spec->input);
   if (strategy_table[spec->strategy].passes == CUREDUCE_PASSES_CLASSIC) {
-    CUREDUCE_RETURN_ERROR_IF(cureduce_op_is_arg(spec->op) || spec->op == CUREDUCE_OP_EXACT_SUM, INVALID_SPEC,
+    CUREDUCE_RETURN_ERROR_IF(cureduce_op_is_arg(spec->op) || spec->op == CUREDUCE_OP_EXACT_SUM ||
+                                 spec->op == CUREDUCE_OP_NORM2,
+                             INVALID_SPEC,
                              "%s does not do %s", name, cureduce_op_name(spec->op));
     CUREDUCE_RETURN_ERROR_IF(!is_power_of_two(spec->block) || spec->block < 64, INVALID_SPEC,
                              "%s needs a power-of-two block of at least 64, not %u", name, spec->block);

@@ -1,16 +1,19 @@
-/* Transforms (abs, square, nonzero, and user expressions: "x * x" and a predicate) of one float
- * input type (argv[1]) against the host reference:
- * every operation a transform takes and each output type it allows, on whole arrays (1 to 2^20 + 3
- * elements, aligned and one element off), and sum, max and argmax on rows (compiled and run-time
- * lengths, padded), columns and segments (empty ones among them), through the heuristic's plan,
- * and for sums every spec the tuner may pick for the shape (cureduce_shape_tune_space), pinned;
- * planted cases of the documented semantics (abs: -x and x tie at the first index, -0 is +0, a NaN
- * wins; nonzero: all zeros, a NaN counts); and a transformed shape tuned by
- * cureduce_tune_problems, which is a class of its own. The reference maps the data on the host
- * (cureduce_ref_map, its own account of each map), reduces the mapped values in higher precision,
- * and converts to the output type. Every result and the guard after them poisoned before each
- * run; float sums run on data that rounds, within gamma(depth) sum|x| (an extra level for a
- * square fused into its add). */
+/* The fused computations of one float input type (argv[1]) against the host reference: the
+ * transforms (abs, square, nonzero, user expressions: "x * x" and a predicate) and norm2.
+ * Every operation a transform takes and each output type it allows, on whole arrays (1 to 2^20 + 3
+ * elements, aligned and one element off); sum, max, argmax and norm2 on rows (compiled and
+ * run-time lengths, padded, split), columns and segments (empty ones among them) through the
+ * heuristic's plan, and for sums (of abs, nonzero and an expression) and the plain norm2 every spec
+ * the tuner may pick for one shape of each family (cureduce_shape_tune_space), pinned; norm2 of
+ * whole arrays through the shortcut, a plan and every spec the whole-array tuner may pick, on data
+ * whose squares leave the type's range; planted cases of the documented semantics (abs: -x and x
+ * tie at the first index, -0 is +0, a NaN wins; nonzero: all zeros, a NaN counts); "x * x" against
+ * the built-in square, bit for bit; a user map's compile error; and a transformed shape and a
+ * user-mapped whole array tuned by cureduce_tune_problems, each a class of its own. The reference
+ * maps the data on the host (cureduce_ref_map, its own account of each map), reduces the mapped
+ * values in higher precision, and converts to the output type. Every result and the guard after
+ * them poisoned before each run; float sums run on data that rounds, within gamma(depth) sum|x|
+ * (an extra level for a square fused into its add). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,7 @@
 #include "plan.h"
 #include "problem.h"
 #include "shape.h"
+#include "tune.h"
 
 static cureduce_dtype tested_type;
 static harness_gpu gpu;
@@ -74,7 +78,7 @@ static cureduce_ref_result empty_result(cureduce_op op, cureduce_dtype mapped, c
   if (mapped == CUREDUCE_U8) /* nonzero: sums and products are u64, min/max u8 */
     r.value.value.u64 = op == CUREDUCE_OP_PROD ? 1 : op == CUREDUCE_OP_SUM || is_max ? 0 : 255;
   else
-    cureduce_ref_store_float(accumulator, op == CUREDUCE_OP_SUM    ? 0.0L
+    cureduce_ref_store_float(accumulator, op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_NORM2 ? 0.0L
                                           : op == CUREDUCE_OP_PROD ? 1.0L
                                           : is_max                 ? -INFINITY
                                                                    : INFINITY,
@@ -93,8 +97,9 @@ static cureduce_ref_result expected_of(const cureduce_problem *p, const unsigned
   unsigned char *values = malloc(length * 8);
   ck_assert(values);
   map_on_host(p, elements, length, values);
-  cureduce_ref_result r = rounding ? cureduce_ref_expected_sum(mapped, accumulator, values, length, depth + 1)
-                                   : cureduce_ref_expected(p->op, mapped, accumulator, values, length);
+  cureduce_ref_result r = rounding && p->op == CUREDUCE_OP_SUM
+                             ? cureduce_ref_expected_sum(mapped, accumulator, values, length, depth + 1)
+                             : cureduce_ref_expected(p->op, mapped, accumulator, values, length);
   free(values);
   cureduce_ref_convert(accumulator, p->output_type, &r.value);
   return r;
@@ -148,7 +153,8 @@ static void execute_and_check(const run *r) {
                 "plan %s: %s", r->spec ? r->spec : "(own choice)", cureduce_last_error_detail());
   cureduce_plan_info info;
   ck_assert(cureduce_plan_describe(plan, &info) == CUREDUCE_STATUS_OK);
-  ck_assert_msg(strstr(info.spec, cureduce_transform_name(p->transform)), "%s has lost its transform", info.spec);
+  ck_assert_msg(!p->transform || strstr(info.spec, cureduce_transform_name(p->transform)), "%s has lost its transform",
+                info.spec);
   if (!r->spec)
     ck_assert_msg(info.origin == r->expected_origin, "%s: origin %d", info.spec, (int)info.origin);
   size_t result_bytes = cureduce_result_bytes(p->op, p->output_type);
@@ -188,6 +194,16 @@ static void execute_and_check(const run *r) {
   cureduce_plan_destroy(plan);
 }
 
+/* The run with each of the specs pinned in turn. */
+static void run_pinned(run r, const cureduce_spec *specs, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    char text[CUREDUCE_SPEC_TEXT_MAX];
+    cureduce_spec_format(&specs[i], text);
+    r.spec = text;
+    execute_and_check(&r);
+  }
+}
+
 /* Each output type the (operation, transform) allows for the tested input: the input type, then
  * the accumulator type when it differs. */
 static int outputs_of(cureduce_op op, cureduce_transform transform, cureduce_dtype outputs[2]) {
@@ -211,7 +227,8 @@ static void check_problem(cureduce_problem problem, size_t offset, size_t count,
   ck_assert(host);
   cureduce_dtype outputs[2];
   int output_count = outputs_of(problem.op, problem.transform, outputs);
-  bool sums = problem.op == CUREDUCE_OP_SUM && problem.transform != CUREDUCE_TRANSFORM_NONZERO;
+  bool sums = (problem.op == CUREDUCE_OP_SUM || problem.op == CUREDUCE_OP_NORM2) &&
+              problem.transform != CUREDUCE_TRANSFORM_NONZERO;
   for (int rounding = 0; rounding < (sums ? 2 : 1); rounding++) {
     fill(problem.op, problem.transform, rounding, host + offset * element, count);
     harness_upload(&gpu, input_buffer + offset * element, host + offset * element, count * element);
@@ -229,12 +246,7 @@ static void check_problem(cureduce_problem problem, size_t offset, size_t count,
           cureduce_shape_workspace_limit(&problem, device->sm_count, device->max_threads_per_sm), specs,
           CUREDUCE_SHAPE_SPACE_MAX);
       ck_assert(n > 0);
-      for (size_t s = 0; s < n; s++) {
-        char text[CUREDUCE_SPEC_TEXT_MAX];
-        cureduce_spec_format(&specs[s], text);
-        r.spec = text;
-        execute_and_check(&r);
-      }
+      run_pinned(r, specs, n);
     }
   }
   free(host);
@@ -255,8 +267,14 @@ START_TEST(test_whole_arrays) {
     size_t n, offset;
   } sizes[] = {{1, 0}, {1001, 0}, {(1 << 20) + 3, 1}};
   for (int op = 0; op < CUREDUCE_OP_COUNT; op++) {
-    if (op == CUREDUCE_OP_EXACT_SUM)
+    cureduce_dtype accumulator;
+    if (op == CUREDUCE_OP_EXACT_SUM ||
+        cureduce_accumulator_type((cureduce_op)op, cureduce_ref_mapped_type(transform, tested_type), &accumulator) !=
+            CUREDUCE_STATUS_OK) { /* norm2 of nonzero's u8: refused */
+      ck_assert(cureduce_check_transform_types((cureduce_op)op, transform, tested_type, tested_type) ==
+                CUREDUCE_STATUS_UNSUPPORTED);
       continue;
+    }
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
       cureduce_problem problem;
       cureduce_problem_init(&problem, (cureduce_op)op, tested_type, tested_type, sizes[s].n);
@@ -286,30 +304,100 @@ START_TEST(test_shapes) {
   static const struct {
     cureduce_layout layout;
     uint64_t rows, cols, leading;
-  } matrices[] = {{CUREDUCE_LAYOUT_ROWS, 1000, 7, 7},
-                  {CUREDUCE_LAYOUT_ROWS, 33, 5000, 5003},
-                  {CUREDUCE_LAYOUT_ROWS, 2, 100000, 100000},
-                  {CUREDUCE_LAYOUT_COLUMNS, 333, 3, 5},
-                  {CUREDUCE_LAYOUT_COLUMNS, 3000, 64, 64}};
-  static const cureduce_op ops[] = {CUREDUCE_OP_SUM, CUREDUCE_OP_MAX, CUREDUCE_OP_ARGMAX};
+    bool pinned; /* the tuner's space pinned here: one shape of each family, segments below */
+  } matrices[] = {{CUREDUCE_LAYOUT_ROWS, 1000, 7, 7, true},
+                  {CUREDUCE_LAYOUT_ROWS, 33, 5000, 5003, false},
+                  {CUREDUCE_LAYOUT_ROWS, 2, 100000, 100000, true},
+                  {CUREDUCE_LAYOUT_COLUMNS, 333, 3, 5, true},
+                  {CUREDUCE_LAYOUT_COLUMNS, 3000, 64, 64, false}};
+  static const cureduce_op ops[] = {CUREDUCE_OP_SUM, CUREDUCE_OP_MAX, CUREDUCE_OP_ARGMAX, CUREDUCE_OP_NORM2};
   int64_t begin[max_segments], end[max_segments];
   size_t elements = draw_segments(begin, end);
   harness_upload(&gpu, offsets_buffer, begin, sizeof begin);
   harness_upload(&gpu, offsets_buffer + max_segments * 8, end, sizeof end);
   for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
-    bool space = ops[o] == CUREDUCE_OP_SUM;
+    /* The tuner's whole space for sums of each kind of map (square's value path is the
+     * expression's, which gives its bits) and for the plain norm: each spec is a kernel to compile,
+     * and the families' loads and folds are gpu-shapes' to sweep; the rest run the heuristic's. */
+    bool space = (ops[o] == CUREDUCE_OP_SUM && transform != CUREDUCE_TRANSFORM_SQUARE) ||
+                 (ops[o] == CUREDUCE_OP_NORM2 && transform == CUREDUCE_TRANSFORM_NONE);
+    if ((ops[o] == CUREDUCE_OP_NORM2 && transform == CUREDUCE_TRANSFORM_NONZERO) ||
+        (ops[o] != CUREDUCE_OP_NORM2 && transform == CUREDUCE_TRANSFORM_NONE))
+      continue; /* refused: nonzero's u8 has no norm; plain shapes are gpu-shapes', but norm2's */
     for (size_t m = 0; m < sizeof matrices / sizeof matrices[0]; m++) {
       cureduce_problem problem;
       cureduce_problem_init_matrix(&problem, matrices[m].layout, ops[o], tested_type, tested_type, matrices[m].rows,
                                    matrices[m].cols, matrices[m].leading);
       set_transform(&problem, transform, false);
-      check_problem(problem, 0, (size_t)cureduce_problem_extent(&problem), NULL, NULL, space);
+      check_problem(problem, 0, (size_t)cureduce_problem_extent(&problem), NULL, NULL, space && matrices[m].pinned);
     }
     cureduce_problem problem;
     cureduce_problem_init_segments(&problem, ops[o], tested_type, tested_type, max_segments);
     set_transform(&problem, transform, false);
     check_problem(problem, 0, elements, begin, end, space);
   }
+}
+END_TEST
+
+/* Data for norm2 whose squares leave the range of the type's own arithmetic: magnitudes near its
+ * largest value (scaled so that the norm of 2^20 of them stays finite), near its smallest normal,
+ * or each element one of those or an ordinary one (every one of Blue's three sums at once). */
+static void fill_extremes(int kind, void *data, size_t count) {
+  static const double largest[] = {65504.0, 0x1.fep127, 0x1.fffffep127, 0x1.fffffffffffffp1023};
+  static const double smallest[] = {0x1p-14, 0x1p-126, 0x1p-126, 0x1p-1022};
+  for (size_t i = 0; i < count; i++) {
+    int which = kind < 2 ? kind : (int)cureduce_ref_random_range(0, 2);
+    double sign = cureduce_ref_random_range(0, 1) ? 1.0 : -1.0, factor = 1.0 + cureduce_ref_random_unit();
+    double x = which == 0 ? largest[tested_type] * 0x1p-12 * factor : which == 1 ? smallest[tested_type] * factor : factor;
+    cureduce_ref_put_float(tested_type, data, i, sign * x);
+  }
+}
+
+/* norm2 of whole arrays: through the shortcut, a plan in the library's and in a caller workspace,
+ * and every spec the tuner may pick (at the largest size); on data that rounds and on fill_extremes'
+ * three kinds; outputs the input type and f64; 0 elements give 0. */
+START_TEST(test_norm2) {
+  static const struct {
+    size_t n, offset;
+  } sizes[] = {{0, 0}, {1, 0}, {1001, 0}, {(1 << 20) + 3, 1}};
+  size_t element = cureduce_dtype_size(tested_type);
+  unsigned char *host = malloc(((1 << 20) + 4) * element), got[16];
+  ck_assert(host);
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+    for (int kind = 0; kind < 4; kind++) {
+      size_t n = sizes[s].n, offset = sizes[s].offset;
+      unsigned char *data = host + offset * element;
+      if (kind == 0)
+        cureduce_ref_fill_rounding(tested_type, data, n);
+      else
+        fill_extremes(kind - 1, data, n);
+      harness_upload(&gpu, input_buffer + offset * element, data, n * element);
+      cureduce_dtype outputs[2] = {tested_type, CUREDUCE_F64};
+      for (int o = 0; o < (tested_type == CUREDUCE_F64 ? 1 : 2); o++) {
+        cureduce_problem problem;
+        cureduce_problem_init(&problem, CUREDUCE_OP_NORM2, tested_type, outputs[o], n);
+        run r = {.problem = problem, .input = input_buffer + offset * element, .host = data,
+                 .expected_origin = CUREDUCE_PLAN_HEURISTIC};
+        execute_and_check(&r);
+        cureduce_ref_result expected = expected_of(&problem, data, n, false, 0);
+        ck_assert(gpu.cu->cuMemsetD8(output_buffer, poison_byte, 16) == CUDA_SUCCESS);
+        ck_assert_msg(cureduce_reduce(gpu.context, CUREDUCE_OP_NORM2, tested_type, (const void *)(uintptr_t)r.input, n,
+                                      outputs[o], (void *)(uintptr_t)output_buffer, NULL) == CUREDUCE_STATUS_OK,
+                      "%s", cureduce_last_error_detail());
+        harness_download(&gpu, got, output_buffer, 16);
+        cureduce_value value = {.index = -1};
+        memcpy(&value, got, cureduce_dtype_size(outputs[o]));
+        char why[256];
+        ck_assert_msg(cureduce_ref_matches(CUREDUCE_OP_NORM2, outputs[o], &value, &expected, why, sizeof why),
+                      "cureduce_reduce norm2 of %zu, data kind %d: %s", n, kind, why);
+        if (s + 1 != sizeof sizes / sizeof sizes[0] || kind % 3 != 0)
+          continue; /* every tunable spec: at the largest size, on rounding and mixed data */
+        cureduce_tune_job job = {.op = CUREDUCE_OP_NORM2, .input = tested_type, .output = outputs[o]};
+        cureduce_spec specs[64];
+        run_pinned(r, specs, cureduce_tune_space(&job, &gpu.context->info, false, specs, 64));
+      }
+    }
+  free(host);
 }
 END_TEST
 
@@ -504,7 +592,8 @@ int main(int argc, char **argv) {
   tcase_set_timeout(transforms, 900);
   tcase_add_unchecked_fixture(transforms, open_gpu, close_gpu);
   tcase_add_loop_test(transforms, test_whole_arrays, CUREDUCE_TRANSFORM_NONE + 1, CUREDUCE_TRANSFORM_COUNT);
-  tcase_add_loop_test(transforms, test_shapes, CUREDUCE_TRANSFORM_NONE + 1, CUREDUCE_TRANSFORM_COUNT);
+  tcase_add_loop_test(transforms, test_shapes, CUREDUCE_TRANSFORM_NONE, CUREDUCE_TRANSFORM_COUNT);
+  tcase_add_test(transforms, test_norm2);
   tcase_add_test(transforms, test_planted_semantics);
   tcase_add_test(transforms, test_expression_matches_builtin);
   tcase_add_test(transforms, test_expression_compile_error);

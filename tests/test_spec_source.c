@@ -29,10 +29,10 @@ START_TEST(test_text_round_trip_for_every_type_pair) {
         ck_assert(cureduce_spec_equal(&spec, &parsed));
         checked++;
       }
-  /* every op but exact_sum with its input type, exact_sum with the 4 float types; sum and prod also with a
-   * wider accumulator for f16, bf16, i8, u8, i32, u32, exact_sum for f16 and bf16; exact_sum of the 4
-   * float types to i64, its partial */
-  ck_assert_int_eq(checked, 6 * 10 + 4 + 2 * 6 + 2 + 4);
+  /* every op but exact_sum and norm2 with its input type, exact_sum with the 4 float types; sum and prod
+   * also with a wider accumulator for f16, bf16, i8, u8, i32, u32, exact_sum for f16 and bf16; exact_sum
+   * of the 4 float types to i64, its partial; norm2 of the 4 float types, and of f16, bf16 and f32 to f64 */
+  ck_assert_int_eq(checked, 6 * 10 + 4 + 2 * 6 + 2 + 4 + 4 + 3);
 }
 END_TEST
 

@@ -405,10 +405,28 @@ static cureduce_ref_result extreme_reference(cureduce_op op, cureduce_dtype inpu
   return expected;
 }
 
+/* sqrt of the sum of squares in long double (whose range holds any f64's square); the library adds
+ * its squares in f64 in some tree (at most n levels deep) and Blue's finish rounds a few times
+ * more: relative error at most (n + 8) 2^-53. */
+static cureduce_ref_result norm2_reference(cureduce_dtype input, cureduce_dtype output, const void *data, size_t n) {
+  long double squares = 0;
+  for (size_t i = 0; i < n; i++) {
+    long double x = cureduce_ref_float_at(input, data, i);
+    squares += x * x;
+  }
+  long double norm = sqrtl(squares);
+  cureduce_ref_result expected = {.value = {.index = -1}};
+  cureduce_ref_store_float(output, norm, &expected.value);
+  expected.tolerance = (double)(norm * ldexpl((long double)n + 8, -53));
+  return expected;
+}
+
 cureduce_ref_result cureduce_ref_expected(cureduce_op op, cureduce_dtype input, cureduce_dtype output, const void *data,
                                    size_t n) {
   if (op == CUREDUCE_OP_EXACT_SUM)
     return cureduce_ref_exact_sum(input, output, data, n);
+  if (op == CUREDUCE_OP_NORM2)
+    return norm2_reference(input, output, data, n);
   if (op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_PROD)
     return is_float(input) ? float_reference(op, input, output, data, n)
                            : integer_reference(op, input, output, data, n);

@@ -104,6 +104,13 @@ typedef enum cureduce_op {
    * n must be below 2^64 (any size_t): the accumulator provably cannot overflow.
    * Output type i64: the exact sum itself, not rounded (see "Exact partials" below). */
   CUREDUCE_OP_EXACT_SUM = 6,
+  /* The Euclidean (L2) norm, sqrt(sum of x^2), right wherever the true norm is representable:
+   * f16, bf16 and f32 inputs square and add in f64, whose range holds any sum of their squares;
+   * f64 inputs add in three f64 accumulators, for magnitudes above 2^486, below 2^-511 (each scaled
+   * by a power of two) and between (Blue's algorithm, as LAPACK's dnrm2), joined once at the end.
+   * Float inputs only; accumulator f64; NaN if any input is NaN, else +inf if one is infinite;
+   * 0 for zero elements. */
+  CUREDUCE_OP_NORM2 = 7,
   CUREDUCE_OP_COUNT
 } cureduce_op;
 
@@ -130,7 +137,7 @@ typedef enum cureduce_dtype {
  *            (the first index of the largest |x|, 0-based; a NaN wins as in argmax).
  *   SQUARE:  x * x, computed and accumulated in f32 (f16, bf16, f32 inputs) or f64 (f64 inputs):
  *            sum: the sum of squares, which overflows to +inf where squares pass the accumulator's
- *            range (beyond about 1.8e19 for f32).
+ *            range (beyond about 1.8e19 for f32); CUREDUCE_OP_NORM2 is the L2 norm that does not.
  *   NONZERO: 1 where x != 0 (a NaN counts), else 0, as a u8: sum: the count of nonzero elements
  *            (accumulated in u64, exact); max: any; min: all; argmax: the index of the first nonzero
  *            element, value 1 (index 0, value 0, when every element is zero); argmin: the first
@@ -170,6 +177,7 @@ CUREDUCE_API size_t cureduce_dtype_size(cureduce_dtype dtype);
 /*
  * The type a reduction accumulates in:
  *   sum, prod:  f16, bf16, f32 -> f32;  f64 -> f64;  signed integers -> i64;  unsigned -> u64.
+ *   norm2:      f16, bf16, f32, f64 -> f64 (floats only).
  *               Integer sums and products wrap around modulo 2^64 (two's complement), and an
  *               output type narrower than 64 bits keeps the low bits of that result.
  *   exact_sum:  f16, bf16, f32 -> f32;  f64 -> f64 (an integer sum is exact already: use sum);
