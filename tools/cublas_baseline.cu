@@ -12,7 +12,11 @@ static cublasHandle_t handle() {
 }
 
 extern "C" const char *cureduce_cublas_name(cureduce_op op, cureduce_transform transform, cureduce_dtype type) {
-  if (transform != CUREDUCE_TRANSFORM_ABS || (type != CUREDUCE_F32 && type != CUREDUCE_F64))
+  if (type != CUREDUCE_F32 && type != CUREDUCE_F64)
+    return nullptr;
+  if (op == CUREDUCE_OP_NORM2 && transform == CUREDUCE_TRANSFORM_NONE)
+    return type == CUREDUCE_F32 ? "Snrm2" : "Dnrm2";
+  if (transform != CUREDUCE_TRANSFORM_ABS)
     return nullptr;
   if (op == CUREDUCE_OP_SUM)
     return type == CUREDUCE_F32 ? "Sasum" : "Dasum";
@@ -28,7 +32,12 @@ extern "C" int cureduce_cublas_run(cureduce_op op, cureduce_transform transform,
     return -1;
   const int64_t count = static_cast<int64_t>(n);
   cublasStatus_t status;
-  if (op == CUREDUCE_OP_SUM)
+  if (op == CUREDUCE_OP_NORM2)
+    status = type == CUREDUCE_F32 ? cublasSnrm2_64(h, count, static_cast<const float *>(input), 1,
+                                                   static_cast<float *>(output))
+                                  : cublasDnrm2_64(h, count, static_cast<const double *>(input), 1,
+                                                   static_cast<double *>(output));
+  else if (op == CUREDUCE_OP_SUM)
     status = type == CUREDUCE_F32 ? cublasSasum_64(h, count, static_cast<const float *>(input), 1,
                                                    static_cast<float *>(output))
                                   : cublasDasum_64(h, count, static_cast<const double *>(input), 1,

@@ -1,6 +1,7 @@
-/* The cuBLAS baseline of cureduce-bench --transform: ?asum (the sum of |x|) and I?amax (the first
- * index of the largest |x|) of f32 and f64, on the same buffer and stream. Linked by the bench
- * only, never by the library; built when Meson finds libcublas beside nvcc. */
+/* The cuBLAS baseline of cureduce-bench: ?nrm2 (norm2) and, with --transform abs, ?asum (the sum of
+ * |x|) and I?amax (the first index of the largest |x|) of f32 and f64, on the same buffer and
+ * stream. Linked by the bench only, never by the library; built when Meson finds libcublas beside
+ * nvcc. */
 #ifndef CUREDUCE_CUBLAS_BASELINE_H
 #define CUREDUCE_CUBLAS_BASELINE_H
 

@@ -48,8 +48,8 @@ static void usage(FILE *out) {
         "                    slower of the read and the device-to-device copy ceilings of the run\n"
         "                    (default: f32 sum)\n"
         "  --layouts LIST    with --shapes: which of rows, columns, segments (default all three)\n"
-        "  --ops LIST        operations, e.g. sum,max (sum, prod, min, max, argmin, argmax,\n"
-        "                    exact_sum: float types only)\n"
+        "  --ops LIST        operations, e.g. sum,max (sum, prod, min, max, argmin, argmax;\n"
+        "                    exact_sum, norm2: float types only)\n"
         "  --transform NAME  fuse a map before the operation: abs, square or nonzero (float types\n"
         "                    only; sum of abs is L1, max of abs amax, argmax of abs i?amax); every\n"
         "                    result is checked against the host reference at every n, and CUB's\n"
@@ -57,7 +57,7 @@ static void usage(FILE *out) {
         "                    same map for L1, amax, i?amax, the sum of squares and the count of\n"
         "                    nonzeros, timed only (its types are the float accumulator's); with\n"
         "                    abs, cuBLAS's ?asum and I?amax (f32, f64) on a line after the row\n"
-        "                    (table and --csv, as a # comment)\n"
+        "                    (table and --csv, as a # comment), as ?nrm2 after norm2's rows\n"
         "  --expression TEXT  fuse a map of your own, e.g. 'x * x' (CUREDUCE_TRANSFORM_EXPRESSION):\n"
         "                    its rows are not checked (the test suites check user maps) and CUB\n"
         "                    has no column; time it beside --transform square to compare\n"
@@ -77,8 +77,9 @@ static void usage(FILE *out) {
         "  --json            one JSON object instead of the table\n"
         "  --device N        CUDA device ordinal (default 0)\n"
         "  -h, --help        this text\n"
-        "\n"
-        "Columns: us, the median of event-timed single calls; b2b us, the mean of calls enqueued\n"
+        "\n",
+        out);
+  fputs("Columns: us, the median of event-timed single calls; b2b us, the mean of calls enqueued\n"
         "back to back; GB/s and %ceil from the median, %b2b from the back-to-back mean (the launch\n"
         "latency left out), both against the read ceiling (the plain streaming kernel over at least\n"
         "2 GiB, back to back); %strm, the same kernel's back-to-back time over the row's own bytes\n"
@@ -410,8 +411,9 @@ static const char *verify(bench *b, const call *c, bool have_cub, bool random_da
   if (c->transform == CUREDUCE_TRANSFORM_EXPRESSION)
     return "-"; /* the caller's map: the host has no account of it */
   char why[256];
-  /* exact sums: every bit, at any n; transforms: CUB's types differ (cub_transform.cu) */
-  if (c->n <= (size_t)1 << 24 || c->op == CUREDUCE_OP_EXACT_SUM || c->transform) {
+  /* exact sums: every bit, at any n; transforms: CUB's types differ (cub_transform.cu); norm2: CUB
+   * has none */
+  if (c->n <= (size_t)1 << 24 || c->op == CUREDUCE_OP_EXACT_SUM || c->op == CUREDUCE_OP_NORM2 || c->transform) {
     size_t bytes = c->n * cureduce_dtype_size(c->input);
     void *host = malloc(bytes ? bytes : 1);
     if (!host)
