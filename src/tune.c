@@ -262,10 +262,13 @@ cureduce_status cureduce_tune_compile(const cureduce_tune_job *jobs, size_t job_
   return compile_parts(specs, count, arch, disk, logger, threads, progress);
 }
 
+static cureduce_status check_shapes(const cureduce_tune_shape *shapes, size_t count);
+
 cureduce_status cureduce_tune_compile_shapes(const cureduce_tune_shape *shapes, size_t shape_count, bool quick,
                                              int arch, int sm_count, int max_threads_per_sm, cureduce_diskcache *disk,
                                              const cureduce_logger *logger, int threads,
                                              const cureduce_tune_options *progress) {
+  CUREDUCE_FORWARD_IF_ERROR(check_shapes(shapes, shape_count)); /* and registers their expressions */
   cureduce_spec *specs;
   size_t count = shape_kernel_parts(shapes, shape_count, quick, sm_count, max_threads_per_sm, &specs);
   return compile_parts(specs, count, arch, disk, logger, threads, progress);

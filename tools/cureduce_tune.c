@@ -35,7 +35,11 @@ static void usage(FILE *out) {
         "                      result a column), segments:SxL (S segments, timed at length L each),\n"
         "                      e.g. 4096x1024,columns:2^20x64; each choice serves every shape of its\n"
         "                      class: the same rows bit length and row length (short rows) or its\n"
-        "                      bit length. exact_sum takes no shapes.\n"
+        "                      bit length; n:N, a whole array of N elements, for its size bucket.\n"
+        "                      exact_sum takes no shapes.\n"
+        "  --transform NAME    with --shapes: tune them with this map fused (abs, square, nonzero;\n"
+        "                      float types; each transformed class is tuned apart from the plain one)\n"
+        "  --expression TEXT   with --shapes: the same with a map of your own, e.g. 'x * x'\n"
         "  --quick             a small candidate space (seconds, for CI images and demos)\n"
         "  --json              print the results as JSON instead of a table\n"
         "  --list              print what the database holds for this GPU, and exit (sizes\n"
@@ -66,10 +70,15 @@ typedef struct options {
   bool quick, json, list, clear, offline;
   int device, arch;
   const char *emit_source, *export_file, *import_file;
+  cureduce_transform transform; /* --transform or --expression */
+  const char *expression;
 } options;
 
 static int parse_options(int argc, char **argv, options *o) {
-  enum { OPS = 256, TYPES, MIN, MAX, SHAPES, QUICK, JSON, LIST, CLEAR, EXPORT, IMPORT, DEVICE, OFFLINE, ARCH, EMIT };
+  enum {
+    OPS = 256, TYPES, MIN, MAX, SHAPES, QUICK, JSON, LIST, CLEAR, EXPORT, IMPORT, DEVICE, OFFLINE, ARCH, EMIT,
+    TRANSFORM, EXPRESSION
+  };
   static const struct option long_options[] = {
       {"ops", required_argument, NULL, OPS},       {"types", required_argument, NULL, TYPES},
       {"min", required_argument, NULL, MIN},       {"max", required_argument, NULL, MAX},
@@ -79,6 +88,7 @@ static int parse_options(int argc, char **argv, options *o) {
       {"export", required_argument, NULL, EXPORT}, {"import", required_argument, NULL, IMPORT},
       {"device", required_argument, NULL, DEVICE}, {"offline", no_argument, NULL, OFFLINE},
       {"arch", required_argument, NULL, ARCH},     {"emit-source", required_argument, NULL, EMIT},
+      {"transform", required_argument, NULL, TRANSFORM}, {"expression", required_argument, NULL, EXPRESSION},
       {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
   *o = (options){.min_n = (size_t)1 << 8, .max_n = (size_t)1 << 30};
   bool ok = true;
@@ -101,8 +111,8 @@ static int parse_options(int argc, char **argv, options *o) {
       break;
     case SHAPES:
       ok = cureduce_tool_parse_shapes(optarg, o->shapes, max_shapes, &o->shape_count);
-      why = "--shapes takes a comma list of RxC, rows:RxC, columns:RxC or segments:SxL, sizes above 0 "
-            "(e.g. 4096x1024 or columns:2^20x64), at most 64";
+      why = "--shapes takes a comma list of RxC, rows:RxC, columns:RxC, segments:SxL or n:N, sizes above 0 "
+            "(e.g. 4096x1024, columns:2^20x64 or n:2^28), at most 64";
       break;
     case QUICK: o->quick = true; break;
     case JSON: o->json = true; break;
@@ -121,6 +131,18 @@ static int parse_options(int argc, char **argv, options *o) {
       why = "--arch takes an architecture such as sm_90 or 90, sm_50 or newer";
       break;
     case EMIT: o->emit_source = optarg; break;
+    case TRANSFORM: {
+      int transform = cureduce_transform_from_name(optarg);
+      ok = transform > CUREDUCE_TRANSFORM_NONE && transform != CUREDUCE_TRANSFORM_EXPRESSION && !o->transform;
+      o->transform = (cureduce_transform)(ok ? transform : 0);
+      why = "--transform takes abs, square or nonzero, once (a map of your own: --expression instead)";
+      break;
+    }
+    case EXPRESSION:
+      ok = !o->transform;
+      o->transform = CUREDUCE_TRANSFORM_EXPRESSION, o->expression = optarg;
+      why = "--expression instead of --transform, once";
+      break;
     case 'h': usage(stdout); exit(0);
     default: ok = false;
     }
@@ -131,6 +153,8 @@ static int parse_options(int argc, char **argv, options *o) {
     ok = false, why = "--min is above --max";
   if (ok && o->offline && !o->arch)
     ok = false, why = "--offline needs --arch sm_XY: there is no GPU to ask";
+  if (ok && o->transform && !o->shape_count)
+    ok = false, why = "--transform and --expression tune named problems: give --shapes (n:N for a whole array)";
   if (!ok) {
     fprintf(stderr, "cureduce-tune: %s (--help lists the options)\n", why);
     return 2;
@@ -145,14 +169,17 @@ static int parse_options(int argc, char **argv, options *o) {
 }
 
 /* Every (op, input, output) the options name: each input with its own type and, for sums and
- * products, its wider accumulator; exact_sum for float inputs only, and to i64 (its words). */
+ * products, its wider accumulator (of the mapped values, with a transform); exact_sum for float
+ * inputs only, and to i64 (its words); with a transform, the pairs it takes. */
 static size_t make_jobs(const options *o, cureduce_tune_job *jobs) {
   size_t count = 0;
   for (int p = 0; p < o->op_count; p++)
     for (int t = 0; t < o->type_count; t++) {
       cureduce_op op = (cureduce_op)o->ops[p];
       cureduce_dtype input = (cureduce_dtype)o->types[t], accumulator;
-      if (cureduce_accumulator_type(op, input, &accumulator) != CUREDUCE_STATUS_OK)
+      if (cureduce_accumulator_type(op, cureduce_mapped_type(o->transform, input), &accumulator) !=
+              CUREDUCE_STATUS_OK ||
+          cureduce_check_transform_types(op, o->transform, input, input) != CUREDUCE_STATUS_OK)
         continue;
       jobs[count++] = (cureduce_tune_job){.op = op, .input = input, .output = input};
       if (accumulator != input)
@@ -175,10 +202,13 @@ static size_t make_shape_jobs(const options *o, const cureduce_tune_job *jobs, s
       if (named->layout == CUREDUCE_LAYOUT_SEGMENTS) {
         cureduce_problem_init_segments(&shape->problem, jobs[j].op, jobs[j].input, jobs[j].output, named->rows);
         shape->segment_length = named->cols;
+      } else if (named->layout == CUREDUCE_LAYOUT_CONTIGUOUS) {
+        cureduce_problem_init(&shape->problem, jobs[j].op, jobs[j].input, jobs[j].output, named->rows);
       } else {
         cureduce_problem_init_matrix(&shape->problem, (cureduce_layout)named->layout, jobs[j].op, jobs[j].input,
                                      jobs[j].output, named->rows, named->cols, named->cols);
       }
+      shape->problem.transform = o->transform, shape->problem.expression = o->expression;
     }
   return count;
 }

@@ -48,6 +48,10 @@ int cureduce_tool_layout_from_name(const char *name) {
 
 /* "rows:4096x1024" and the like, parsed in place (the text is a copy). */
 static bool parse_shape(char *item, cureduce_tool_shape *shape) {
+  if (strncmp(item, "n:", 2) == 0) { /* a whole array */
+    shape->layout = 0, shape->cols = 0;
+    return cureduce_tool_parse_size(item + 2, &shape->rows);
+  }
   shape->layout = 1; /* rows unless a layout is named */
   char *colon = strchr(item, ':');
   if (colon) {

@@ -20,7 +20,8 @@ int cureduce_tool_layout_from_name(const char *name);
 
 /* One shape of a --shapes list: "[rows:|columns:|segments:]AxB", A rows (or segments) of B
  * elements each (segments: B their length), each a size as cureduce_tool_parse_size takes it;
- * rows when no layout is named. layout is a cureduce_layout. */
+ * rows when no layout is named; or "n:N", a whole array of N elements (rows = N, cols = 0).
+ * layout is a cureduce_layout. */
 typedef struct cureduce_tool_shape {
   int layout;
   size_t rows, cols;
