@@ -748,8 +748,10 @@ void cureduce_tune_shape_describe(const cureduce_tune_shape *shape, char *text, 
   const cureduce_problem *p = &shape->problem;
   static const char *const layouts[] = {"n", "rows", "columns", "segments"};
   char input[48]; /* the input type, inside its transform's name when it has one */
-  snprintf(input, sizeof input, p->transform ? "%s(%s)" : "%.0s%s", p->transform ? cureduce_transform_name(p->transform) : "",
-           cureduce_dtype_name(p->input_type));
+  if (p->transform)
+    snprintf(input, sizeof input, "%s(%s)", cureduce_transform_name(p->transform), cureduce_dtype_name(p->input_type));
+  else
+    snprintf(input, sizeof input, "%s", cureduce_dtype_name(p->input_type));
   int length = snprintf(text, size, "%s %s->%s %s ", cureduce_op_name(p->op), input,
                         cureduce_dtype_name(p->output_type), layouts[p->layout]);
   if (length < 0 || (size_t)length >= size)
