@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "execute.h"
+#include "dtype.h"
 #include "harness.h"
 #include "ladder.h"
 #include "tune.h"
@@ -273,10 +274,7 @@ START_TEST(test_ladder_matrix) {
 END_TEST
 
 int main(int argc, char **argv) {
-  int type = -1;
-  for (int t = 0; (argc == 2 || argc == 3) && t < CUREDUCE_DTYPE_COUNT; t++)
-    if (strcmp(argv[1], cureduce_dtype_name((cureduce_dtype)t)) == 0)
-      type = t;
+  int type = argc == 2 || argc == 3 ? cureduce_dtype_from_name(argv[1]) : -1;
   bool ladder = argc == 3 && strcmp(argv[2], "ladder") == 0;
   if (type < 0 || (argc == 3 && !ladder)) {
     fprintf(stderr, "usage: %s TYPE [ladder]   (TYPE: f16, bf16, f32, f64, i8, u8, i32, u32, i64, u64)\n", argv[0]);

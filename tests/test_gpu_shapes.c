@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dtype.h"
 #include "harness.h"
 #include "problem.h"
 #include "plan.h"
@@ -543,10 +544,7 @@ static void close_gpu(void) {
 }
 
 int main(int argc, char **argv) {
-  int type = -1;
-  for (int t = 0; argc == 2 && t < CUREDUCE_DTYPE_COUNT; t++)
-    if (strcmp(argv[1], cureduce_dtype_name((cureduce_dtype)t)) == 0)
-      type = t;
+  int type = argc == 2 ? cureduce_dtype_from_name(argv[1]) : -1;
   if (type < 0) {
     fprintf(stderr, "usage: %s TYPE   (f16, bf16, f32, f64, i8, u8, i32, u32, i64, u64)\n", argv[0]);
     return 2;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dtype.h"
 #include "harness.h"
 #include "plan.h"
 #include "problem.h"
@@ -401,6 +402,16 @@ START_TEST(test_norm2) {
 }
 END_TEST
 
+/* The whole array of n host elements, uploaded, through the heuristic's plan of (op, transform). */
+static void check_planted(cureduce_op op, cureduce_transform transform, const unsigned char *host, size_t n) {
+  harness_upload(&gpu, input_buffer, host, n * cureduce_dtype_size(tested_type));
+  cureduce_problem problem;
+  cureduce_problem_init(&problem, op, tested_type, tested_type, n);
+  problem.transform = transform;
+  run r = {.problem = problem, .input = input_buffer, .host = host, .expected_origin = CUREDUCE_PLAN_HEURISTIC};
+  execute_and_check(&r);
+}
+
 /* Planted cases, at 2^20 elements: abs ties -x with a later x (the first index wins, its value
  * +|x|), amax of a -0 among negatives' smaller magnitudes, a NaN at the end that wins; nonzero of
  * all zeros (count 0, argmax index 0) and of a lone NaN. The reference checks the same semantics;
@@ -422,12 +433,7 @@ START_TEST(test_planted_semantics) {
       } else {
         cureduce_ref_put_float(tested_type, host, n - 1, NAN);
       }
-      harness_upload(&gpu, input_buffer, host, n * element);
-      cureduce_problem problem;
-      cureduce_problem_init(&problem, abs_ops[o], tested_type, tested_type, n);
-      problem.transform = CUREDUCE_TRANSFORM_ABS;
-      run r = {.problem = problem, .input = input_buffer, .host = host, .expected_origin = CUREDUCE_PLAN_HEURISTIC};
-      execute_and_check(&r);
+      check_planted(abs_ops[o], CUREDUCE_TRANSFORM_ABS, host, n);
     }
   static const cureduce_op nonzero_ops[] = {CUREDUCE_OP_SUM, CUREDUCE_OP_MAX, CUREDUCE_OP_MIN, CUREDUCE_OP_ARGMAX,
                                             CUREDUCE_OP_ARGMIN};
@@ -437,12 +443,7 @@ START_TEST(test_planted_semantics) {
         cureduce_ref_put_float(tested_type, host, i, cureduce_ref_random_range(0, 1) ? 0.0 : -0.0);
       if (plant == 1)
         cureduce_ref_put_float(tested_type, host, 99999, NAN);
-      harness_upload(&gpu, input_buffer, host, n * element);
-      cureduce_problem problem;
-      cureduce_problem_init(&problem, nonzero_ops[o], tested_type, tested_type, n);
-      problem.transform = CUREDUCE_TRANSFORM_NONZERO;
-      run r = {.problem = problem, .input = input_buffer, .host = host, .expected_origin = CUREDUCE_PLAN_HEURISTIC};
-      execute_and_check(&r);
+      check_planted(nonzero_ops[o], CUREDUCE_TRANSFORM_NONZERO, host, n);
     }
   free(host);
 }
@@ -578,11 +579,8 @@ static void close_gpu(void) {
 }
 
 int main(int argc, char **argv) {
-  int type = -1;
-  for (int t = CUREDUCE_F16; argc == 2 && t <= CUREDUCE_F64; t++)
-    if (strcmp(argv[1], cureduce_dtype_name((cureduce_dtype)t)) == 0)
-      type = t;
-  if (type < 0) {
+  int type = argc == 2 ? cureduce_dtype_from_name(argv[1]) : -1;
+  if (type < 0 || !cureduce_dtype_is_float((cureduce_dtype)type)) {
     fprintf(stderr, "usage: %s TYPE   (f16, bf16, f32, f64: transforms take floats)\n", argv[0]);
     return 2;
   }
