@@ -12,7 +12,7 @@ __device__ __forceinline__ void fold_columns(acc_t *acc, vector_t raw, u64 row) 
   unpacked u;
   u.raw = raw;
 #pragma unroll
-  for (int j = 0; j < vector_elements; j++) acc[j] = op::combine(acc[j], op::lift(u.element[j], row));
+  for (int j = 0; j < vector_elements; j++) acc[j] = op::fold(acc[j], u.element[j], row);
 }
 
 // The thread's rows: vectors with CUREDUCE_UNROLL in flight where whole and aligned, else the
@@ -36,7 +36,7 @@ __device__ __forceinline__ void accumulate_columns(acc_t *acc, const input_t *__
   for (; row < shape.rows; row += step)
 #pragma unroll
     for (int j = 0; j < vector_elements; j++)
-      if (j < valid) acc[j] = op::combine(acc[j], op::lift(input[row * shape.leading + col + j], row));
+      if (j < valid) acc[j] = op::fold(acc[j], input[row * shape.leading + col + j], row);
 }
 
 // Folds each column's accumulators down the block's rows (a tree in shared memory, the same

@@ -198,6 +198,94 @@ template <> struct reduction<CUREDUCE_OP_NORM2, CUREDUCE_DTYPE_F64> {
   }
 };
 
+// mean, variances and standard deviations: one accumulator, the moments of the elements folded so
+// far: their count, and their deviations from `shift` summed and squared-and-summed, in f64. A
+// thread's shift is its first element, so its sums stay near the data's spread and the sum of
+// squares formula's cancellation never bites: with n elements the squared deviations' sum is off by
+// at most about (n + 2) f64 epsilons of the whole, since the shift's own deviation is part of it.
+// Two accumulators join by Chan's formulas on (count, mean, squared deviations from the mean),
+// which they then hold as shift = mean, sum = 0. Its single-element fold (fold_element) is the
+// per-element path: no division.
+struct moments {
+  double shift, sum, squares;
+  u64 count;
+};
+// The variances and standard deviations give their value with the mean (store_result writes both).
+struct spread_pair {
+  double value, mean;
+};
+template <int IN, int OP> struct moments_reduction {
+  typedef element<IN> E;
+  typedef moments acc;
+  static __device__ __forceinline__ acc identity() { return acc{0.0, 0.0, 0.0, 0}; }
+  static __device__ __forceinline__ acc lift(typename E::storage s, u64) { return acc{(double)E::to_value(s), 0.0, 0.0, 1}; }
+  static __device__ __forceinline__ acc fold_element(acc a, typename E::storage s) {
+    const double x = E::to_value(s), shift = a.count ? a.shift : x, d = x - shift;
+    return acc{shift, a.sum + d, fma(d, d, a.squares), a.count + 1};
+  }
+  static __device__ __forceinline__ double mean_of(acc a) { return a.shift + a.sum / (double)a.count; }
+  static __device__ __forceinline__ double squares_of(acc a) { return a.squares - a.sum * (a.sum / (double)a.count); }
+  static __device__ __forceinline__ acc combine(acc a, acc b) {
+    if (!a.count) return b;
+    if (!b.count) return a;
+    const double na = (double)a.count, nb = (double)b.count, n = na + nb;
+    const double mean_a = mean_of(a), delta = mean_of(b) - mean_a;
+    return acc{mean_a + delta * (nb / n), 0.0, squares_of(a) + squares_of(b) + delta * delta * (na * (nb / n)),
+               a.count + b.count};
+  }
+  // A NaN or an infinity (or f64 deviations beyond f64's range) leaves the mean non-finite: then
+  // every statistic is NaN. No elements: the mean is 0/0.
+  typedef typename conditional<OP == CUREDUCE_OP_MEAN, double, spread_pair>::type result;
+  static __device__ __forceinline__ result finish(acc a) {
+    const double nan = __longlong_as_double(0x7ff8000000000000LL), mean = mean_of(a);
+    const bool finite = fabs(mean) <= 1.7976931348623157e308;
+    const bool sample = OP == CUREDUCE_OP_SAMPLE_VARIANCE || OP == CUREDUCE_OP_SAMPLE_STD;
+    const double variance = fmax(squares_of(a), 0.0) / ((double)a.count - (sample ? 1.0 : 0.0));
+    const double value = OP == CUREDUCE_OP_STD || OP == CUREDUCE_OP_SAMPLE_STD ? sqrt(variance) : variance;
+    result r;
+    set_result(r, finite ? value : nan, finite ? mean : nan);
+    return r;
+  }
+  static __device__ __forceinline__ void set_result(double &r, double, double mean) { r = mean; }
+  static __device__ __forceinline__ void set_result(spread_pair &r, double value, double mean) {
+    r = spread_pair{value, mean};
+  }
+};
+template <int IN> struct reduction<CUREDUCE_OP_MEAN, IN> : moments_reduction<IN, CUREDUCE_OP_MEAN> {};
+template <int IN> struct reduction<CUREDUCE_OP_VARIANCE, IN> : moments_reduction<IN, CUREDUCE_OP_VARIANCE> {};
+template <int IN> struct reduction<CUREDUCE_OP_SAMPLE_VARIANCE, IN> : moments_reduction<IN, CUREDUCE_OP_SAMPLE_VARIANCE> {};
+template <int IN> struct reduction<CUREDUCE_OP_STD, IN> : moments_reduction<IN, CUREDUCE_OP_STD> {};
+template <int IN> struct reduction<CUREDUCE_OP_SAMPLE_STD, IN> : moments_reduction<IN, CUREDUCE_OP_SAMPLE_STD> {};
+
+// logsumexp: the largest element so far and the sum of exp(x - largest), rescaled when a larger one
+// comes: nothing overflows, and an element costs one exp (fold_element). A NaN makes the sum NaN
+// and leaves the largest alone (so that the largest is never NaN); the same infinity twice scales
+// by 1 (not exp(inf - inf)). f32 takes the hardware's exp2 (ex2.approx, within 2 ulp): its error
+// grows with |x - largest|, but so shrinks that term. Empty: -inf + log(0) = -inf.
+template <typename F> struct log_sum {
+  F largest, sum;
+};
+__device__ __forceinline__ float exp_of(float x) { return __expf(x); }
+__device__ __forceinline__ double exp_of(double x) { return exp(x); }
+template <int IN> struct reduction<CUREDUCE_OP_LOGSUMEXP, IN> {
+  typedef element<IN> E;
+  typedef typename E::value F;
+  typedef log_sum<F> acc;
+  static __device__ __forceinline__ acc identity() { return acc{E::lowest(), F(0)}; }
+  static __device__ __forceinline__ acc fold_element(acc a, typename E::storage s) {
+    const F x = E::to_value(s), e = exp_of(-fabs(x == a.largest ? F(0) : x - a.largest));
+    const bool larger = x > a.largest;
+    return acc{larger ? x : a.largest, larger ? fma(a.sum, e, F(1)) : a.sum + e};
+  }
+  static __device__ __forceinline__ acc lift(typename E::storage s, u64) { return fold_element(identity(), s); }
+  static __device__ __forceinline__ F scale(F largest, F m) { return largest == m ? F(1) : exp_of(largest - m); }
+  static __device__ __forceinline__ acc combine(acc a, acc b) {
+    const F m = a.largest > b.largest ? a.largest : b.largest;
+    return acc{m, a.sum * scale(a.largest, m) + b.sum * scale(b.largest, m)};
+  }
+  static __device__ __forceinline__ F finish(acc a) { return a.largest + log(a.sum); }
+};
+
 // min and max of integers: the plain order.
 template <int IN, bool IS_MAX> struct integer_extreme {
   typedef element<IN> E;
@@ -444,11 +532,31 @@ template <int IN> struct transform<CUREDUCE_TRANSFORM_NONZERO, IN> {
 
 typedef transform<CUREDUCE_TRANSFORM, CUREDUCE_INPUT> map;
 
-// The operation on mapped values, lifting input elements through the map.
+// One element into an accumulator: combine(acc, lift(element)), but for the accumulators whose
+// operations fold a single element more cheaply (fold_element: the moments' and logsumexp's).
+template <typename R, typename A> struct element_fold {
+  template <typename S> static __device__ __forceinline__ A fold(A a, S s, u64 index) {
+    return R::combine(a, R::lift(s, index));
+  }
+};
+template <typename R> struct element_fold<R, moments> {
+  template <typename S> static __device__ __forceinline__ moments fold(moments a, S s, u64) { return R::fold_element(a, s); }
+};
+template <typename R, typename F> struct element_fold<R, log_sum<F> > {
+  template <typename S> static __device__ __forceinline__ log_sum<F> fold(log_sum<F> a, S s, u64) {
+    return R::fold_element(a, s);
+  }
+};
+
+// The operation on mapped values, lifting and folding input elements through the map.
 template <int OP> struct mapped_reduction : reduction<OP, map::mapped> {
   typedef reduction<OP, map::mapped> base;
-  static __device__ __forceinline__ typename base::acc lift(typename element<CUREDUCE_INPUT>::storage s, u64 index) {
+  typedef typename element<CUREDUCE_INPUT>::storage input_storage;
+  static __device__ __forceinline__ typename base::acc lift(input_storage s, u64 index) {
     return base::lift(map::apply(s), index);
+  }
+  static __device__ __forceinline__ typename base::acc fold(typename base::acc a, input_storage s, u64 index) {
+    return element_fold<base, typename base::acc>::fold(a, map::apply(s), index);
   }
 };
 
@@ -472,11 +580,22 @@ template <typename K> __device__ __forceinline__ arg_acc<K> shuffle_down(arg_acc
   p.index = shuffle_down(p.index, offset);
   return p;
 }
-__device__ __forceinline__ norm2_sums shuffle_down(norm2_sums s, int offset) {
-  s.small = shuffle_down(s.small, offset);
-  s.medium = shuffle_down(s.medium, offset);
-  s.big = shuffle_down(s.big, offset);
-  return s;
+// Accumulators of several plain numbers move as their 32-bit words.
+template <typename T> union words_of {
+  T value;
+  unsigned word[sizeof(T) / 4];
+};
+template <typename T> __device__ __forceinline__ T shuffle_words_down(T v, int offset) {
+  words_of<T> w;
+  w.value = v;
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(T) / 4); i++) w.word[i] = __shfl_down_sync(0xffffffffu, w.word[i], offset);
+  return w.value;
+}
+__device__ __forceinline__ norm2_sums shuffle_down(norm2_sums s, int offset) { return shuffle_words_down(s, offset); }
+__device__ __forceinline__ moments shuffle_down(moments m, int offset) { return shuffle_words_down(m, offset); }
+template <typename F> __device__ __forceinline__ log_sum<F> shuffle_down(log_sum<F> l, int offset) {
+  return shuffle_words_down(l, offset);
 }
 
 // Folds a full warp's values with shuffles; lane 0 holds the result.
@@ -510,6 +629,12 @@ template <typename V> __device__ __forceinline__ void store_result(void *out, ar
   store_result(out, a.value);
   *(long long *)((char *)out + 8) = a.index;
 }
+// A variance or standard deviation: a whole cureduce_value, the mean at byte 16.
+__device__ __forceinline__ void store_result(void *out, spread_pair a) {
+  store_result(out, a.value);
+  *(long long *)((char *)out + 8) = -1;
+  store_result((char *)out + 16, a.mean);
+}
 
 // Partials cross between blocks through L2: volatile accesses keep them out of the
 // non-coherent L1.
@@ -525,14 +650,24 @@ template <typename K> __device__ __forceinline__ arg_acc<K> load_partial(const a
   v.index = load_partial(&p->index);
   return v;
 }
-__device__ __forceinline__ void store_partial(norm2_sums *p, norm2_sums v) {
-  store_partial(&p->small, v.small);
-  store_partial(&p->medium, v.medium);
-  store_partial(&p->big, v.big);
+template <typename T> __device__ __forceinline__ void store_partial_words(T *p, T v) {
+  words_of<T> w;
+  w.value = v;
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(T) / 4); i++) store_partial((unsigned *)p + i, w.word[i]);
 }
-__device__ __forceinline__ norm2_sums load_partial(const norm2_sums *p) {
-  return norm2_sums{load_partial(&p->small), load_partial(&p->medium), load_partial(&p->big)};
+template <typename T> __device__ __forceinline__ T load_partial_words(const T *p) {
+  words_of<T> w;
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(T) / 4); i++) w.word[i] = load_partial((const unsigned *)p + i);
+  return w.value;
 }
+__device__ __forceinline__ void store_partial(norm2_sums *p, norm2_sums v) { store_partial_words(p, v); }
+__device__ __forceinline__ norm2_sums load_partial(const norm2_sums *p) { return load_partial_words(p); }
+__device__ __forceinline__ void store_partial(moments *p, moments v) { store_partial_words(p, v); }
+__device__ __forceinline__ moments load_partial(const moments *p) { return load_partial_words(p); }
+template <typename F> __device__ __forceinline__ void store_partial(log_sum<F> *p, log_sum<F> v) { store_partial_words(p, v); }
+template <typename F> __device__ __forceinline__ log_sum<F> load_partial(const log_sum<F> *p) { return load_partial_words(p); }
 
 // ---- The vector grid-stride loader ------------------------------------------------------------
 // Each thread walks the aligned body of the input in a grid-stride loop of CUREDUCE_VECTOR_BYTES
@@ -798,7 +933,7 @@ __device__ __forceinline__ acc_t fold_vector(acc_t acc, vector_t raw, u64 first_
   unpacked u;
   u.raw = raw;
 #pragma unroll
-  for (int j = 0; j < vector_elements; j++) acc = op::combine(acc, op::lift(u.element[j], first_index + j));
+  for (int j = 0; j < vector_elements; j++) acc = op::fold(acc, u.element[j], first_index + j);
   return acc;
 }
 #endif
@@ -835,8 +970,8 @@ __device__ __forceinline__ acc_t strided_accumulate(const input_t *__restrict__ 
   }
   for (; v < vectors; v += threads) acc[0] = fold_vector(acc[0], __ldg(body + v), head + v * vector_elements);
   // Fewer threads than head or tail elements only in a small group (row_groups.cu).
-  for (u64 i = thread; i < head; i += threads) acc[0] = op::combine(acc[0], op::lift(input[i], i));
-  for (u64 i = tail_start + thread; i < n; i += threads) acc[0] = op::combine(acc[0], op::lift(input[i], i));
+  for (u64 i = thread; i < head; i += threads) acc[0] = op::fold(acc[0], input[i], i);
+  for (u64 i = tail_start + thread; i < n; i += threads) acc[0] = op::fold(acc[0], input[i], i);
 
 #pragma unroll
   for (int k = 1; k < CUREDUCE_UNROLL; k++) acc[0] = op::combine(acc[0], acc[k]);

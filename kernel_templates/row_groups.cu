@@ -27,7 +27,7 @@ __device__ __forceinline__ acc_t short_row(const input_t *__restrict__ row, unsi
     } else {
 #pragma unroll
       for (int j = 0; j < vector_elements; j++)
-        if (first + j < CUREDUCE_COLS) acc = op::combine(acc, op::lift(row[first + j], (u64)(first + j)));
+        if (first + j < CUREDUCE_COLS) acc = op::fold(acc, row[first + j], (u64)(first + j));
     }
   }
   return acc;
@@ -49,7 +49,7 @@ __device__ __forceinline__ void fold_packed_rows(vector_t raw, u64 first_row, vo
   for (int r = 0; r < CUREDUCE_ROWS_PER_VECTOR; r++) {
     acc[r] = op::identity();
 #pragma unroll
-    for (int j = 0; j < CUREDUCE_COLS; j++) acc[r] = op::combine(acc[r], op::lift(u.element[r * CUREDUCE_COLS + j], j));
+    for (int j = 0; j < CUREDUCE_COLS; j++) acc[r] = op::fold(acc[r], u.element[r * CUREDUCE_COLS + j], j);
   }
   store_results<CUREDUCE_ROWS_PER_VECTOR>(out, first_row, acc);
 }

@@ -27,10 +27,14 @@ __device__ __forceinline__ void segment_of(const shape_t &shape, u64 i, u64 &fir
 #endif
 }
 
-// Results lie one after another: an argmin/argmax result takes 16 bytes (value, index at 8).
-const u64 result_bytes = CUREDUCE_OP == CUREDUCE_OP_ARGMIN || CUREDUCE_OP == CUREDUCE_OP_ARGMAX
-                             ? 16
-                             : sizeof(element<CUREDUCE_OUTPUT>::storage);
+// Results lie one after another: an argmin/argmax result takes 16 bytes (value, index at 8), a
+// variance or standard deviation 24 (the mean at 16).
+#define CUREDUCE_RESULT_IS_RECORD                                                             \
+  (CUREDUCE_OP == CUREDUCE_OP_ARGMIN || CUREDUCE_OP == CUREDUCE_OP_ARGMAX ||                  \
+   (CUREDUCE_OP >= CUREDUCE_OP_VARIANCE && CUREDUCE_OP <= CUREDUCE_OP_SAMPLE_STD))
+const u64 result_bytes = CUREDUCE_OP == CUREDUCE_OP_ARGMIN || CUREDUCE_OP == CUREDUCE_OP_ARGMAX ? 16
+                         : CUREDUCE_RESULT_IS_RECORD                                          ? 24
+                                                                                              : sizeof(element<CUREDUCE_OUTPUT>::storage);
 __device__ __forceinline__ void *result_at(void *out, u64 i) { return (char *)out + i * result_bytes; }
 
 // Results i, i + 1, ..., i + COUNT - 1 from their accumulators: in whole stores of up to 16 bytes
@@ -38,7 +42,7 @@ __device__ __forceinline__ void *result_at(void *out, u64 i) { return (char *)ou
 // lanes 16 bytes apart, wrote each line in pieces: the columns of a one-row matrix ran at a
 // third of the copy rate on an H200.
 template <int COUNT> __device__ __forceinline__ void store_results(void *out, u64 i, const acc_t *acc) {
-#if CUREDUCE_OP != CUREDUCE_OP_ARGMIN && CUREDUCE_OP != CUREDUCE_OP_ARGMAX
+#if !CUREDUCE_RESULT_IS_RECORD
   typedef element<CUREDUCE_OUTPUT> O;
   typedef typename O::storage out_t;
   const int chunk = COUNT * sizeof(out_t) <= 16 ? COUNT : 16 / (int)sizeof(out_t);

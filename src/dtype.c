@@ -1,10 +1,12 @@
+#include <stddef.h>
 #include <string.h>
 
 #include "dtype.h"
 #include "error.h"
 
-static const char *const op_names[CUREDUCE_OP_COUNT] = {"sum",    "prod",   "min",       "max",
-                                                        "argmin", "argmax", "exact_sum", "norm2"};
+static const char *const op_names[CUREDUCE_OP_COUNT] = {
+    "sum",  "prod",     "min",             "max", "argmin",     "argmax",   "exact_sum",
+    "norm2", "mean", "variance", "sample_variance", "std", "sample_std", "logsumexp"};
 
 static const char *const transform_names[CUREDUCE_TRANSFORM_COUNT] = {"none", "abs", "square", "nonzero", "expression"};
 
@@ -24,6 +26,12 @@ static const struct {
 bool cureduce_op_is_valid(int op) { return op >= 0 && op < CUREDUCE_OP_COUNT; }
 bool cureduce_dtype_is_valid(int dtype) { return dtype >= 0 && dtype < CUREDUCE_DTYPE_COUNT; }
 bool cureduce_op_is_arg(cureduce_op op) { return op == CUREDUCE_OP_ARGMIN || op == CUREDUCE_OP_ARGMAX; }
+bool cureduce_op_is_moments(cureduce_op op) { return op >= CUREDUCE_OP_MEAN && op <= CUREDUCE_OP_SAMPLE_STD; }
+bool cureduce_op_is_spread(cureduce_op op) { return op >= CUREDUCE_OP_VARIANCE && op <= CUREDUCE_OP_SAMPLE_STD; }
+bool cureduce_op_is_float_only(cureduce_op op) {
+  return op == CUREDUCE_OP_EXACT_SUM || op == CUREDUCE_OP_NORM2 || cureduce_op_is_moments(op) ||
+         op == CUREDUCE_OP_LOGSUMEXP;
+}
 bool cureduce_dtype_is_float(cureduce_dtype dtype) { return dtype_table[dtype].is_float; }
 
 const char *cureduce_op_name(cureduce_op op) { return cureduce_op_is_valid(op) ? op_names[op] : NULL; }
@@ -59,11 +67,13 @@ size_t cureduce_dtype_size(cureduce_dtype dtype) {
 }
 
 size_t cureduce_result_size(cureduce_op op, cureduce_dtype output) {
-  return cureduce_op_is_arg(op) ? sizeof(cureduce_value) : dtype_table[output].size;
+  if (cureduce_op_is_spread(op))
+    return sizeof(cureduce_value);
+  return cureduce_op_is_arg(op) ? offsetof(cureduce_value, mean) : dtype_table[output].size;
 }
 
 size_t cureduce_result_alignment(cureduce_op op, cureduce_dtype output) {
-  return cureduce_op_is_arg(op) ? 8 : dtype_table[output].size;
+  return cureduce_op_is_arg(op) || cureduce_op_is_spread(op) ? 8 : dtype_table[output].size;
 }
 
 int cureduce_op_from_name(const char *name) {
@@ -89,11 +99,12 @@ cureduce_status cureduce_accumulator_type(cureduce_op op, cureduce_dtype input,
   CUREDUCE_RETURN_ERROR_IF(op == CUREDUCE_OP_EXACT_SUM && !dtype_table[input].is_float, UNSUPPORTED,
                            "exact_sum takes float inputs; a sum of %s is exact already (modulo 2^64): use sum",
                            dtype_table[input].name);
-  CUREDUCE_RETURN_ERROR_IF(op == CUREDUCE_OP_NORM2 && !dtype_table[input].is_float, UNSUPPORTED,
-                           "norm2 takes float inputs, not %s", dtype_table[input].name);
-  if (op == CUREDUCE_OP_NORM2)
+  CUREDUCE_RETURN_ERROR_IF(cureduce_op_is_float_only(op) && !dtype_table[input].is_float, UNSUPPORTED,
+                           "%s takes float inputs, not %s", op_names[op], dtype_table[input].name);
+  if (op == CUREDUCE_OP_NORM2 || cureduce_op_is_moments(op))
     *accumulator = CUREDUCE_F64;
-  else if (op != CUREDUCE_OP_SUM && op != CUREDUCE_OP_PROD && op != CUREDUCE_OP_EXACT_SUM) /* min, max, arg keep the type */
+  else if (op != CUREDUCE_OP_SUM && op != CUREDUCE_OP_PROD && op != CUREDUCE_OP_EXACT_SUM &&
+           op != CUREDUCE_OP_LOGSUMEXP) /* min, max, arg keep the type */
     *accumulator = input;
   else if (input == CUREDUCE_F64)
     *accumulator = CUREDUCE_F64;
@@ -105,8 +116,8 @@ cureduce_status cureduce_accumulator_type(cureduce_op op, cureduce_dtype input,
 }
 
 cureduce_status cureduce_check_not_empty(cureduce_op op, uint64_t n) {
-  bool has_identity =
-      op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_PROD || op == CUREDUCE_OP_EXACT_SUM || op == CUREDUCE_OP_NORM2;
+  bool has_identity = op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_PROD || op == CUREDUCE_OP_EXACT_SUM ||
+                      op == CUREDUCE_OP_NORM2 || op == CUREDUCE_OP_LOGSUMEXP;
   CUREDUCE_RETURN_ERROR_IF(n == 0 && !has_identity, EMPTY_INPUT,
                            "%s of zero elements", cureduce_op_name(op));
   return CUREDUCE_STATUS_OK;

@@ -11,13 +11,20 @@
 bool cureduce_op_is_valid(int op);
 bool cureduce_dtype_is_valid(int dtype);
 bool cureduce_op_is_arg(cureduce_op op);
-/* EMPTY_INPUT for min, max, argmin and argmax of zero elements, which have no value; sum, prod
- * and exact_sum of zero elements are their identities. */
+/* exact_sum, norm2, the moments and logsumexp: operations of float inputs alone. */
+bool cureduce_op_is_float_only(cureduce_op op);
+/* mean, the variances and standard deviations: the operations of the moments accumulator. */
+bool cureduce_op_is_moments(cureduce_op op);
+/* The variances and standard deviations: their results are whole cureduce_values (with the mean). */
+bool cureduce_op_is_spread(cureduce_op op);
+/* EMPTY_INPUT for min, max, argmin, argmax and the moments of zero elements, which have no value;
+ * sum, prod, exact_sum, norm2 and logsumexp of zero elements are their identities. */
 cureduce_status cureduce_check_not_empty(cureduce_op op, uint64_t n);
 bool cureduce_dtype_is_float(cureduce_dtype dtype);
 /* exact_sum to i64: the accumulator's words, not a rounded value (cureduce_exact_partial_words). */
 bool cureduce_is_exact_partial(cureduce_op op, cureduce_dtype output);
-/* Bytes the result of (op, output type) takes on the device: 16 for argmin/argmax. */
+/* Bytes the result of (op, output type) takes on the device: 16 for argmin/argmax, 24 for the
+ * variances and standard deviations (a whole cureduce_value). */
 size_t cureduce_result_size(cureduce_op op, cureduce_dtype output);
 /* Alignment the output pointer needs. */
 size_t cureduce_result_alignment(cureduce_op op, cureduce_dtype output);

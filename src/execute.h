@@ -10,7 +10,9 @@
 /* A single pass's workspace: the ticket that finds the last block to finish (0 between launches;
  * the last block re-arms it); exact sums' accumulator words (exact.h; zero between launches, the
  * last block clears them), where no other kernel writes, so that a stream's slot may serve every
- * operation; then one partial of at most 16 bytes per block for the other operations. */
+ * operation; then one partial per block for the other operations: room for 8192 of 16 bytes (a
+ * plan whose partials pass that, e.g. more than 4096 blocks of the moments' 32 bytes, needs a
+ * workspace of the caller's; no tuned grid on an H200 comes near). */
 enum {
   CUREDUCE_WORKSPACE_TICKET = 0,
   CUREDUCE_WORKSPACE_EXACT = 16,

@@ -48,6 +48,10 @@ size_t cureduce_accumulator_bytes(cureduce_op op, cureduce_transform transform, 
     return 8 * cureduce_exact_words(input); /* one for the whole grid (exact.h) */
   if (op == CUREDUCE_OP_NORM2)
     return input == CUREDUCE_F64 ? 24 : 8; /* three scaled sums of squares, or one f64 sum */
+  if (cureduce_op_is_moments(op))
+    return 32; /* shift, sum and squares of deviations (f64), count (u64) */
+  if (op == CUREDUCE_OP_LOGSUMEXP)
+    return input == CUREDUCE_F64 ? 16 : 8; /* the largest element, the rescaled sum */
   if (op == CUREDUCE_OP_MIN || op == CUREDUCE_OP_MAX)
     return input == CUREDUCE_F16 || input == CUREDUCE_BF16 ? 4 : cureduce_dtype_size(input); /* halves compare as f32 */
   cureduce_dtype accumulator;
@@ -80,9 +84,7 @@ static cureduce_status check_strategy_shape(const cureduce_spec *spec) {
   cureduce_coverage coverage = strategy_table[spec->strategy].coverage;
   size_t element = cureduce_dtype_size(spec->input);
   if (strategy_table[spec->strategy].passes == CUREDUCE_PASSES_CLASSIC) {
-    CUREDUCE_RETURN_ERROR_IF(cureduce_op_is_arg(spec->op) || spec->op == CUREDUCE_OP_EXACT_SUM ||
-                                 spec->op == CUREDUCE_OP_NORM2,
-                             INVALID_SPEC,
+    CUREDUCE_RETURN_ERROR_IF(spec->op > CUREDUCE_OP_MAX, INVALID_SPEC,
                              "%s does not do %s", name, cureduce_op_name(spec->op));
     CUREDUCE_RETURN_ERROR_IF(!is_power_of_two(spec->block) || spec->block < 64, INVALID_SPEC,
                              "%s needs a power-of-two block of at least 64, not %u", name, spec->block);

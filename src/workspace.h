@@ -17,7 +17,7 @@
 enum {
   CUREDUCE_SLOT_BYTES = CUREDUCE_WORKSPACE_MAX_BYTES,
   CUREDUCE_RESULT_CELLS = 64,
-  CUREDUCE_RESULT_CELL_BYTES = 16 /* a cureduce_value's layout */
+  CUREDUCE_RESULT_CELL_BYTES = sizeof(cureduce_value) /* the largest result: a variance's, 24 bytes */
 };
 
 typedef struct cureduce_workspace {

@@ -61,7 +61,18 @@ START_TEST(test_types_and_accumulators) {
   ck_assert_uint_eq(cureduce_dtype_size(CUREDUCE_BF16), 2);
   ck_assert_uint_eq(cureduce_dtype_size((cureduce_dtype)10), 0);
   ck_assert_str_eq(cureduce_op_name(CUREDUCE_OP_ARGMIN), "argmin");
-  ck_assert_uint_eq(sizeof(cureduce_value), 16);
+  ck_assert_uint_eq(sizeof(cureduce_value), 24);
+  ck_assert_str_eq(cureduce_op_name(CUREDUCE_OP_SAMPLE_VARIANCE), "sample_variance");
+  ck_assert_str_eq(cureduce_op_name(CUREDUCE_OP_LOGSUMEXP), "logsumexp");
+  cureduce_dtype accumulator;
+  ck_assert(cureduce_accumulator_type(CUREDUCE_OP_VARIANCE, CUREDUCE_BF16, &accumulator) == CUREDUCE_STATUS_OK &&
+            accumulator == CUREDUCE_F64);
+  ck_assert(cureduce_accumulator_type(CUREDUCE_OP_LOGSUMEXP, CUREDUCE_F16, &accumulator) == CUREDUCE_STATUS_OK &&
+            accumulator == CUREDUCE_F32);
+  ck_assert(cureduce_check_types(CUREDUCE_OP_MEAN, CUREDUCE_I32, CUREDUCE_F64) == CUREDUCE_STATUS_UNSUPPORTED);
+  ck_assert(strstr(cureduce_last_error_detail(), "mean takes float inputs, not i32"));
+  ck_assert(cureduce_check_types(CUREDUCE_OP_LOGSUMEXP, CUREDUCE_F32, CUREDUCE_F64) == CUREDUCE_STATUS_UNSUPPORTED);
+  ck_assert(cureduce_check_types(CUREDUCE_OP_SAMPLE_STD, CUREDUCE_F16, CUREDUCE_F16) == CUREDUCE_STATUS_OK);
 }
 END_TEST
 
@@ -127,7 +138,7 @@ START_TEST(test_argument_checks) {
       "CUREDUCE_STATUS_UNSUPPORTED",        "CUREDUCE_STATUS_UNSUPPORTED",   "CUREDUCE_STATUS_NULL_POINTER",
       "CUREDUCE_STATUS_NULL_POINTER",       "CUREDUCE_STATUS_MISALIGNED_POINTER",
       "CUREDUCE_STATUS_MISALIGNED_POINTER", "CUREDUCE_STATUS_EMPTY_INPUT",   "CUREDUCE_STATUS_INVALID_ARGUMENT",
-      "CUREDUCE_STATUS_NULL_POINTER",
+      "CUREDUCE_STATUS_NULL_POINTER",       "CUREDUCE_STATUS_MISALIGNED_POINTER", "CUREDUCE_STATUS_EMPTY_INPUT",
   };
   cureduce_status got[] = {
       cureduce_reduce(NULL, CUREDUCE_OP_MIN, CUREDUCE_I8, aligned, 4, CUREDUCE_I64, out, NULL),
@@ -139,11 +150,16 @@ START_TEST(test_argument_checks) {
       cureduce_reduce(NULL, CUREDUCE_OP_MAX, CUREDUCE_F32, aligned, 0, CUREDUCE_F32, out, NULL),
       cureduce_reduce(NULL, CUREDUCE_OP_SUM, CUREDUCE_F64, aligned, SIZE_MAX / 4, CUREDUCE_F64, out, NULL),
       cureduce_reduce(NULL, CUREDUCE_OP_SUM, CUREDUCE_F32, aligned, (size_t)1 << 33, CUREDUCE_F32, out, NULL),
+      /* a variance's result, a whole cureduce_value, is 8-byte aligned; its f16 output type is not enough */
+      cureduce_reduce(NULL, CUREDUCE_OP_VARIANCE, CUREDUCE_F16, aligned, 4, CUREDUCE_F16, (char *)out + 2, NULL),
+      cureduce_reduce(NULL, CUREDUCE_OP_SAMPLE_STD, CUREDUCE_F32, aligned, 0, CUREDUCE_F32, out, NULL),
   };
   for (size_t i = 0; i < sizeof got / sizeof got[0]; i++)
     ck_assert_msg(strcmp(cureduce_status_name(got[i]), expected_name[i]) == 0, "case %zu: %s, want %s", i,
                   cureduce_status_name(got[i]), expected_name[i]);
-  /* Sizes past 2^32 are valid arguments: the last case fails only for want of a context. */
+  /* Sizes past 2^32 are valid arguments: that case fails only for want of a context. */
+  ck_assert(cureduce_reduce(NULL, CUREDUCE_OP_SUM, CUREDUCE_F32, aligned, (size_t)1 << 33, CUREDUCE_F32, out, NULL) ==
+            CUREDUCE_STATUS_NULL_POINTER);
   ck_assert(strstr(cureduce_last_error_detail(), "context must not be NULL"));
   ck_assert(cureduce_reduce_to_host(NULL, CUREDUCE_OP_SUM, CUREDUCE_F32, aligned, 4, CUREDUCE_F32, NULL, NULL) ==
             CUREDUCE_STATUS_NULL_POINTER);
@@ -191,6 +207,11 @@ START_TEST(test_plan_argument_checks) {
   ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_UNSUPPORTED);
   cureduce_problem_init(&bad, CUREDUCE_OP_ARGMAX, CUREDUCE_F32, CUREDUCE_F32, 0);
   ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_EMPTY_INPUT);
+  cureduce_problem empty;
+  cureduce_problem_init(&empty, CUREDUCE_OP_MEAN, CUREDUCE_F32, CUREDUCE_F32, 0); /* no value: not 0/0 */
+  ck_assert(cureduce_plan_create(&plan, NULL, &empty, NULL) == CUREDUCE_STATUS_EMPTY_INPUT);
+  cureduce_problem_init(&empty, CUREDUCE_OP_LOGSUMEXP, CUREDUCE_F32, CUREDUCE_F32, 0); /* -inf, with a context */
+  ck_assert(cureduce_plan_create(&plan, NULL, &empty, NULL) == CUREDUCE_STATUS_NULL_POINTER);
   ck_assert(cureduce_plan_create(&plan, NULL, NULL, NULL) == CUREDUCE_STATUS_NULL_POINTER);
   ck_assert(cureduce_plan_create(NULL, NULL, &problem, NULL) == CUREDUCE_STATUS_NULL_POINTER);
   ck_assert(cureduce_plan_create(&plan, NULL, &problem, "sum:f32->f32/single_pass/b256/u4/v16/g8") ==
@@ -216,6 +237,8 @@ START_TEST(test_shaped_problem_checks) {
   ck_assert(rows.rows == 10 && rows.cols == 4 && rows.leading_dimension == 5 && rows.n == 0);
   ck_assert_uint_eq(cureduce_problem_results(&rows), 10);
   ck_assert_uint_eq(cureduce_result_bytes(CUREDUCE_OP_ARGMAX, CUREDUCE_F32), 16);
+  ck_assert_uint_eq(cureduce_result_bytes(CUREDUCE_OP_STD, CUREDUCE_F16), 24); /* a whole cureduce_value */
+  ck_assert_uint_eq(cureduce_result_bytes(CUREDUCE_OP_MEAN, CUREDUCE_F16), 2);
   ck_assert_uint_eq(cureduce_result_bytes(CUREDUCE_OP_SUM, CUREDUCE_F16), 2);
   ck_assert_uint_eq(cureduce_result_bytes(CUREDUCE_OP_COUNT, CUREDUCE_F16), 0);
   cureduce_plan *plan = NULL;

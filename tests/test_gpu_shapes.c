@@ -366,8 +366,9 @@ static bool pin_on(cureduce_op op, uint64_t rows, uint64_t cols, size_t offset) 
   return (op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_ARGMAX) && offset == 0 && rows * (cols ? cols : 1) <= (1u << 18);
 }
 
-/* exact_sum takes no shapes; norm2's shapes are gpu-transforms' (the fused computations). */
-static bool swept_elsewhere(cureduce_op op) { return op == CUREDUCE_OP_EXACT_SUM || op == CUREDUCE_OP_NORM2; }
+/* exact_sum takes no shapes; those of norm2, the moments and logsumexp are gpu-transforms' (the
+ * fused computations). */
+static bool swept_elsewhere(cureduce_op op) { return cureduce_op_is_float_only(op); }
 
 START_TEST(test_rows_and_columns) {
   cureduce_op op = (cureduce_op)_i;

@@ -1,5 +1,7 @@
 /* The fused computations of one float input type (argv[1]) against the host reference: the
- * transforms (abs, square, nonzero, user expressions: "x * x" and a predicate) and norm2.
+ * transforms (abs, square, nonzero, user expressions: "x * x" and a predicate), norm2, and the
+ * statistics (mean, variances, standard deviations, logsumexp: test_statistics and its planted
+ * cases: a mean of 1e8, values near +-1e4, NaN, infinities).
  * Every operation a transform takes and each output type it allows, on whole arrays (1 to 2^20 + 3
  * elements, aligned and one element off); sum, max, argmax and norm2 on rows (compiled and
  * run-time lengths, padded, split), columns and segments (empty ones among them) through the
@@ -71,19 +73,24 @@ static void map_on_host(const cureduce_problem *p, const void *data, size_t n, v
   }
 }
 
-/* An empty row's result: the operation's identity for the mapped type, in the output type. */
+/* An empty row's result: the operation's identity for the mapped type, in the output type; the
+ * moments' NaN (and a NaN mean). */
 static cureduce_ref_result empty_result(cureduce_op op, cureduce_dtype mapped, cureduce_dtype accumulator,
                                         cureduce_dtype output) {
   cureduce_ref_result r = {.value = {.index = -1}};
   bool is_max = op == CUREDUCE_OP_MAX || op == CUREDUCE_OP_ARGMAX;
+  bool moments = op >= CUREDUCE_OP_MEAN && op <= CUREDUCE_OP_SAMPLE_STD;
   if (mapped == CUREDUCE_U8) /* nonzero: sums and products are u64, min/max u8 */
     r.value.value.u64 = op == CUREDUCE_OP_PROD ? 1 : op == CUREDUCE_OP_SUM || is_max ? 0 : 255;
   else
     cureduce_ref_store_float(accumulator, op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_NORM2 ? 0.0L
-                                          : op == CUREDUCE_OP_PROD ? 1.0L
-                                          : is_max                 ? -INFINITY
-                                                                   : INFINITY,
+                                          : op == CUREDUCE_OP_PROD                         ? 1.0L
+                                          : moments                                        ? NAN
+                                          : is_max || op == CUREDUCE_OP_LOGSUMEXP          ? -INFINITY
+                                                                                           : INFINITY,
                              &r.value);
+  if (moments && op != CUREDUCE_OP_MEAN)
+    r.value.mean = r.value.value;
   cureduce_ref_convert(accumulator, output, &r.value);
   return r;
 }
@@ -100,7 +107,7 @@ static cureduce_ref_result expected_of(const cureduce_problem *p, const unsigned
   map_on_host(p, elements, length, values);
   cureduce_ref_result r = rounding && p->op == CUREDUCE_OP_SUM
                              ? cureduce_ref_expected_sum(mapped, accumulator, values, length, depth + 1)
-                             : cureduce_ref_expected(p->op, mapped, accumulator, values, length);
+                             : cureduce_ref_expected_within(p->op, mapped, accumulator, values, length, depth);
   free(values);
   cureduce_ref_convert(accumulator, p->output_type, &r.value);
   return r;
@@ -262,12 +269,21 @@ static void set_transform(cureduce_problem *problem, cureduce_transform transfor
       transform != CUREDUCE_TRANSFORM_EXPRESSION ? NULL : predicate ? predicate_text() : square_text;
 }
 
+/* The statistics with a finish of their own: the mean; a sample standard deviation (Bessel's
+ * divisor, a square root, the mean beside it); logsumexp. The other three differ from these in a
+ * constant of the finish. */
+static bool finish_kind(int op) {
+  return op == CUREDUCE_OP_MEAN || op == CUREDUCE_OP_SAMPLE_STD || op == CUREDUCE_OP_LOGSUMEXP;
+}
+
 START_TEST(test_whole_arrays) {
   cureduce_transform transform = (cureduce_transform)_i;
   static const struct {
     size_t n, offset;
   } sizes[] = {{1, 0}, {1001, 0}, {(1 << 20) + 3, 1}};
   for (int op = 0; op < CUREDUCE_OP_COUNT; op++) {
+    if (op > CUREDUCE_OP_NORM2 && !finish_kind(op))
+      continue; /* one statistic of each kind of finish: their maps are the same code */
     cureduce_dtype accumulator;
     if (op == CUREDUCE_OP_EXACT_SUM ||
         cureduce_accumulator_type((cureduce_op)op, cureduce_ref_mapped_type(transform, tested_type), &accumulator) !=
@@ -564,6 +580,131 @@ START_TEST(test_expression_compile_error) {
 }
 END_TEST
 
+/* ---- the statistics: mean, variances, standard deviations, logsumexp ----------------------------- */
+
+/* One whole array of n elements at `offset`, already on the device and the host, through the
+ * shortcut with its result brought back to the host (the mean of a variance in it too). */
+static void check_shortcut(cureduce_op op, cureduce_dtype output, const unsigned char *data, size_t n, size_t offset) {
+  cureduce_problem problem;
+  cureduce_problem_init(&problem, op, tested_type, output, n);
+  cureduce_ref_result expected = expected_of(&problem, data, n, false, (unsigned)n); /* its plan unseen */
+  cureduce_value got;
+  memset(&got, poison_byte, sizeof got);
+  ck_assert_msg(cureduce_reduce_to_host(gpu.context, op, tested_type,
+                                        (const void *)(uintptr_t)(input_buffer + offset * cureduce_dtype_size(tested_type)),
+                                        n, output, &got, NULL) == CUREDUCE_STATUS_OK,
+                "%s", cureduce_last_error_detail());
+  char why[256];
+  ck_assert_msg(cureduce_ref_matches(op, output, &got, &expected, why, sizeof why), "cureduce_reduce_to_host %s of %zu: %s",
+                cureduce_op_name(op), n, why);
+}
+
+/* Loop index: the operation, mean to logsumexp. Whole arrays (1 to 2^20 + 3 elements, aligned and
+ * one element off) through the heuristic's plan and the shortcut; every spec the tuner may pick at
+ * the largest size for the variance and logsumexp into their accumulator type (each spec a kernel
+ * to compile: the moments share one accumulator, and the loads are gpu-reduce's to sweep); rows,
+ * columns and segments (empty ones among them) through the heuristic's plan for each kind of
+ * finish (finish_kind); zero elements: EMPTY_INPUT for the moments, -inf for logsumexp. */
+START_TEST(test_statistics) {
+  cureduce_op op = (cureduce_op)_i;
+  static const struct {
+    size_t n, offset;
+  } sizes[] = {{1, 0}, {1001, 0}, {(1 << 20) + 3, 1}};
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    cureduce_problem problem;
+    cureduce_problem_init(&problem, op, tested_type, tested_type, sizes[s].n);
+    check_problem(problem, sizes[s].offset, sizes[s].n, NULL, NULL, false);
+  }
+  size_t element = cureduce_dtype_size(tested_type), n = sizes[2].n, offset = sizes[2].offset;
+  unsigned char *host = malloc(n * element);
+  ck_assert(host);
+  cureduce_ref_fill(op, tested_type, host, n);
+  harness_upload(&gpu, input_buffer + offset * element, host, n * element);
+  cureduce_dtype outputs[2];
+  int output_count = outputs_of(op, CUREDUCE_TRANSFORM_NONE, outputs);
+  for (int o = 0; o < output_count; o++) {
+    check_shortcut(op, outputs[o], host, n, offset);
+    if (o + 1 != output_count || (op != CUREDUCE_OP_VARIANCE && op != CUREDUCE_OP_LOGSUMEXP))
+      continue;
+    cureduce_problem problem;
+    cureduce_problem_init(&problem, op, tested_type, outputs[o], n);
+    run r = {.problem = problem, .input = input_buffer + offset * element, .host = host};
+    cureduce_tune_job job = {.op = op, .input = tested_type, .output = outputs[o]};
+    cureduce_spec specs[64];
+    run_pinned(r, specs, cureduce_tune_space(&job, &gpu.context->info, false, specs, 64));
+  }
+  free(host);
+  cureduce_value got;
+  ck_assert_int_eq(cureduce_reduce_to_host(gpu.context, op, tested_type, (const void *)(uintptr_t)input_buffer, 0,
+                                           tested_type, &got, NULL),
+                   op == CUREDUCE_OP_LOGSUMEXP ? CUREDUCE_STATUS_OK : CUREDUCE_STATUS_EMPTY_INPUT);
+  if (op == CUREDUCE_OP_LOGSUMEXP)
+    ck_assert(isinf(cureduce_ref_value_as_double(tested_type, &got)) && cureduce_ref_value_as_double(tested_type, &got) < 0);
+  if (!finish_kind(op))
+    return;
+  static const struct {
+    cureduce_layout layout;
+    uint64_t rows, cols, leading;
+  } matrices[] = {{CUREDUCE_LAYOUT_ROWS, 1000, 7, 7},          {CUREDUCE_LAYOUT_ROWS, 33, 5000, 5003},
+                  {CUREDUCE_LAYOUT_ROWS, 2, 100000, 100000},   {CUREDUCE_LAYOUT_COLUMNS, 333, 3, 5},
+                  {CUREDUCE_LAYOUT_COLUMNS, 3000, 64, 64}};
+  for (size_t m = 0; m < sizeof matrices / sizeof matrices[0]; m++) {
+    cureduce_problem problem;
+    cureduce_problem_init_matrix(&problem, matrices[m].layout, op, tested_type, tested_type, matrices[m].rows,
+                                 matrices[m].cols, matrices[m].leading);
+    check_problem(problem, 0, (size_t)cureduce_problem_extent(&problem), NULL, NULL, false);
+  }
+  int64_t begin[max_segments], end[max_segments];
+  size_t elements = draw_segments(begin, end);
+  harness_upload(&gpu, offsets_buffer, begin, sizeof begin);
+  harness_upload(&gpu, offsets_buffer + max_segments * 8, end, sizeof end);
+  cureduce_problem problem;
+  cureduce_problem_init_segments(&problem, op, tested_type, tested_type, max_segments);
+  check_problem(problem, 0, elements, begin, end, false);
+}
+END_TEST
+
+/* Unit noise: the sum of four uniforms in [-sqrt(3), sqrt(3)), centred, of variance 4. */
+static double noise(void) {
+  double total = 0;
+  for (int i = 0; i < 4; i++)
+    total += (2 * cureduce_ref_random_unit() - 1) * 1.7320508075688772;
+  return total / 2;
+}
+
+/* Planted cases at 2^20 + 3 elements, each through the heuristic's plan of every statistic (the
+ * reference checks the documented semantics; these make the data reach them): the variances of
+ * unit noise about a mean of 1e8 (1000 for 16-bit types, whose precision stops there), where the
+ * sum of squares formula would lose every digit; logsumexp of values near +1e4 and near -1e4
+ * (each exp of its own underflows or overflows); the largest element alone at the end, the rest
+ * 40 below it; a NaN; +inf; -inf everywhere. */
+START_TEST(test_statistics_planted) {
+  const size_t n = (1 << 20) + 3;
+  size_t element = cureduce_dtype_size(tested_type);
+  unsigned char *host = malloc(n * element);
+  ck_assert(host);
+  bool narrow = element == 2;
+  for (int plant = 0; plant < 7; plant++) {
+    for (size_t i = 0; i < n; i++) {
+      double x = plant == 0   ? (narrow ? 1000.0 : 1e8) + noise()
+                 : plant == 1 ? 1e4 + 40 * cureduce_ref_random_unit()
+                 : plant == 2 ? -1e4 - 40 * cureduce_ref_random_unit()
+                 : plant == 6 ? -INFINITY
+                              : 8 * cureduce_ref_random_unit() - 48;
+      cureduce_ref_put_float(tested_type, host, i, x);
+    }
+    if (plant == 3)
+      cureduce_ref_put_float(tested_type, host, n - 1, 0.5);
+    if (plant == 4 || plant == 5)
+      cureduce_ref_put_float(tested_type, host, (size_t)cureduce_ref_random_range(0, (int64_t)n - 1),
+                             plant == 4 ? NAN : INFINITY);
+    for (int op = CUREDUCE_OP_MEAN; op <= CUREDUCE_OP_LOGSUMEXP; op++)
+      check_planted((cureduce_op)op, CUREDUCE_TRANSFORM_NONE, host, n);
+  }
+  free(host);
+}
+END_TEST
+
 static void open_gpu(void) {
   gpu = harness_gpu_open();
   input_buffer = harness_device_alloc(&gpu, (size_t)max_elements * 8 * 2);
@@ -592,6 +733,8 @@ int main(int argc, char **argv) {
   tcase_add_loop_test(transforms, test_whole_arrays, CUREDUCE_TRANSFORM_NONE + 1, CUREDUCE_TRANSFORM_COUNT);
   tcase_add_loop_test(transforms, test_shapes, CUREDUCE_TRANSFORM_NONE, CUREDUCE_TRANSFORM_COUNT);
   tcase_add_test(transforms, test_norm2);
+  tcase_add_loop_test(transforms, test_statistics, CUREDUCE_OP_MEAN, CUREDUCE_OP_LOGSUMEXP + 1);
+  tcase_add_test(transforms, test_statistics_planted);
   tcase_add_test(transforms, test_planted_semantics);
   tcase_add_test(transforms, test_expression_matches_builtin);
   tcase_add_test(transforms, test_expression_compile_error);

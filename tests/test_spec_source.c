@@ -31,8 +31,9 @@ START_TEST(test_text_round_trip_for_every_type_pair) {
       }
   /* every op but exact_sum and norm2 with its input type, exact_sum with the 4 float types; sum and prod
    * also with a wider accumulator for f16, bf16, i8, u8, i32, u32, exact_sum for f16 and bf16; exact_sum
-   * of the 4 float types to i64, its partial; norm2 of the 4 float types, and of f16, bf16 and f32 to f64 */
-  ck_assert_int_eq(checked, 6 * 10 + 4 + 2 * 6 + 2 + 4 + 4 + 3);
+   * of the 4 float types to i64, its partial; norm2 and the 5 moments of the 4 float types, and of f16, bf16
+   * and f32 to f64; logsumexp of the 4 float types, and of f16 and bf16 to f32 */
+  ck_assert_int_eq(checked, 6 * 10 + 4 + 2 * 6 + 2 + 4 + 6 * (4 + 3) + 4 + 2);
 }
 END_TEST
 
@@ -67,7 +68,7 @@ START_TEST(test_bad_specs_are_refused) {
       "",
       "sum:f32->f32",
       "sum:f32->f64/single_pass/b256/u4/v16/g8",    /* f32 sums give f32 */
-      "mean:f32->f32/single_pass/b256/u4/v16/g8",   /* no such op */
+      "median:f32->f32/single_pass/b256/u4/v16/g8", /* no such op */
       "sum:f32->f32/ladder/b256/u4/v16/g8",         /* no such strategy */
       "sum:f32->f32/single_pass/b100/u4/v16/g8",    /* block not a multiple of 32 */
       "sum:f32->f32/single_pass/b2048/u4/v16/g8",   /* block too large */

@@ -49,7 +49,9 @@ static void usage(FILE *out) {
         "                    (default: f32 sum)\n"
         "  --layouts LIST    with --shapes: which of rows, columns, segments (default all three)\n"
         "  --ops LIST        operations, e.g. sum,max (sum, prod, min, max, argmin, argmax;\n"
-        "                    exact_sum, norm2: float types only)\n"
+        "                    float types only: exact_sum, norm2, mean, variance, sample_variance,\n"
+        "                    std, sample_std, logsumexp, which CUB has no column for but norm2's\n"
+        "                    cuBLAS line)\n"
         "  --transform NAME  fuse a map before the operation: abs, square or nonzero (float types\n"
         "                    only; sum of abs is L1, max of abs amax, argmax of abs i?amax); every\n"
         "                    result is checked against the host reference at every n, and CUB's\n"
@@ -175,7 +177,7 @@ static int parse_options(int argc, char **argv, options *o) {
     case 'j': o->format = FORMAT_JSON; break;
     case 'o':
       ok = cureduce_tool_parse_names(optarg, cureduce_op_from_name, o->ops, max_list, &o->op_count);
-      why = "--ops takes a comma list of sum, prod, min, max, argmin, argmax";
+      why = "--ops takes a comma list of operations (see --help)";
       break;
     case 't':
       ok = cureduce_tool_parse_names(optarg, cureduce_dtype_from_name, o->types, max_list, &o->type_count);
@@ -378,7 +380,7 @@ static void fill_input(bench *b, cureduce_dtype type, bool random_data, size_t b
 
 /* Reads the result of one call back. */
 static cureduce_value run_once(bench *b, const call *c) {
-  cureduce_bench_check_cuda(b->cu->cuMemsetD8(b->output, 0xA5, 16), "cuMemsetD8");
+  cureduce_bench_check_cuda(b->cu->cuMemsetD8(b->output, 0xA5, sizeof(cureduce_value)), "cuMemsetD8");
   enqueue(b, c);
   cureduce_bench_check_cuda(b->cu->cuStreamSynchronize(b->stream), "cuStreamSynchronize");
   cureduce_value v = {.index = -1};
@@ -411,9 +413,9 @@ static const char *verify(bench *b, const call *c, bool have_cub, bool random_da
   if (c->transform == CUREDUCE_TRANSFORM_EXPRESSION)
     return "-"; /* the caller's map: the host has no account of it */
   char why[256];
-  /* exact sums: every bit, at any n; transforms: CUB's types differ (cub_transform.cu); norm2: CUB
-   * has none */
-  if (c->n <= (size_t)1 << 24 || c->op == CUREDUCE_OP_EXACT_SUM || c->op == CUREDUCE_OP_NORM2 || c->transform) {
+  /* exact sums: every bit, at any n; transforms: CUB's types differ (cub_transform.cu); norm2, the
+   * moments and logsumexp: CUB has none */
+  if (c->n <= (size_t)1 << 24 || cureduce_op_is_float_only(c->op) || c->transform) {
     size_t bytes = c->n * cureduce_dtype_size(c->input);
     void *host = malloc(bytes ? bytes : 1);
     if (!host)
@@ -840,7 +842,7 @@ static void allocate(const options *o, bench *b, bool have_cub) {
     b->flush_bytes = 2 * (size_t)l2;
     cureduce_bench_check_cuda(b->cu->cuMemAlloc(&b->flush, b->flush_bytes), "cuMemAlloc (L2 flush)");
   }
-  cureduce_bench_check_cuda(b->cu->cuMemAlloc(&b->output, 16), "cuMemAlloc (output)");
+  cureduce_bench_check_cuda(b->cu->cuMemAlloc(&b->output, sizeof(cureduce_value)), "cuMemAlloc (output)");
   if (scratch)
     cureduce_bench_check_cuda(b->cu->cuMemAlloc(&b->scratch, scratch), "cuMemAlloc (ladder scratch)");
 #ifdef CUREDUCE_HAVE_CUB

@@ -121,7 +121,7 @@ static int compile_only(const options *o) {
   }
   cureduce_diskcache memory_only;
   cureduce_diskcache_open(&memory_only, NULL, &logger);
-  printf("%-9s %-11s %-48s %s\n", "op", "types", "kernel", "compiled");
+  printf("%-15s %-11s %-56s %s\n", "op", "types", "kernel", "compiled");
   int failures = 0, rows = 0;
   for (int op = 0; op < CUREDUCE_OP_COUNT; op++)
     for (int input = 0; input < CUREDUCE_DTYPE_COUNT; input++) {
@@ -136,11 +136,11 @@ static int compile_only(const options *o) {
       cureduce_binary binary;
       cureduce_status status = cureduce_build_kernel(&spec, o->arch, &memory_only, &logger, &binary);
       if (status == CUREDUCE_STATUS_OK) {
-        printf("%-9s %-11s %-48s %zu-byte %s\n", cureduce_op_name((cureduce_op)op), types, text, binary.size,
+        printf("%-15s %-11s %-56s %zu-byte %s\n", cureduce_op_name((cureduce_op)op), types, text, binary.size,
                binary.is_cubin ? "CUBIN" : "PTX");
         free(binary.data);
       } else {
-        printf("%-9s %-11s %-48s FAILED\n%s\n", cureduce_op_name((cureduce_op)op), types, text, cureduce_last_error_detail());
+        printf("%-15s %-11s %-56s FAILED\n%s\n", cureduce_op_name((cureduce_op)op), types, text, cureduce_last_error_detail());
         failures++;
       }
     }
@@ -157,10 +157,10 @@ static bool check_one(cureduce_context *context, const cureduce_driver *cu, cure
   void *host = malloc(bytes);
   CUdeviceptr device = 0, result_cell = 0;
   bool ok = false;
-  if (host && cu->cuMemAlloc(&device, bytes) == CUDA_SUCCESS && cu->cuMemAlloc(&result_cell, 16) == CUDA_SUCCESS) {
+  if (host && cu->cuMemAlloc(&device, bytes) == CUDA_SUCCESS && cu->cuMemAlloc(&result_cell, sizeof(cureduce_value)) == CUDA_SUCCESS) {
     cureduce_ref_fill(op, input, host, count);
     cu->cuMemcpyHtoD(device, host, bytes);
-    cu->cuMemsetD8(result_cell, 0xA5, 16);
+    cu->cuMemsetD8(result_cell, 0xA5, sizeof(cureduce_value));
     cureduce_status status = cureduce_reduce(context, op, input, (const void *)(uintptr_t)device, count, output,
                                              (void *)(uintptr_t)result_cell, NULL);
     cureduce_value got = {.index = -1};
@@ -175,6 +175,9 @@ static bool check_one(cureduce_context *context, const cureduce_driver *cu, cure
              status != CUREDUCE_STATUS_OK ? cureduce_last_error_detail() : ok ? "ok" : why);
     if (ok && cureduce_op_is_arg(op))
       snprintf(line + strlen(line), line_size - strlen(line), " (index %lld)", (long long)got.index);
+    cureduce_value mean = {.value = got.mean};
+    if (ok && cureduce_op_is_spread(op))
+      snprintf(line + strlen(line), line_size - strlen(line), " (mean %.17g)", cureduce_ref_value_as_double(output, &mean));
   } else {
     snprintf(line, line_size, "no memory for %zu elements", count);
   }
@@ -222,7 +225,7 @@ static int run_on_gpu(cureduce_context *context, const options *o, double contex
          context_ms, first_reduction_ms(context, cu, o->count), "caches, or NVRTC on a cold cache");
   printf("%s, sm_%d, %d SMs; %zu elements a reduction; seed %llu\n\n", context->info.name, context->info.arch,
          context->info.sm_count, o->count, (unsigned long long)cureduce_ref_seed());
-  printf("%-9s %-11s %-48s %-24s %-24s %s\n", "op", "types", "kernel", "result", "reference", "check");
+  printf("%-15s %-11s %-56s %-24s %-24s %s\n", "op", "types", "kernel", "result", "reference", "check");
   int failures = 0, rows = 0;
   for (int op = 0; op < CUREDUCE_OP_COUNT; op++)
     for (int input = 0; input < CUREDUCE_DTYPE_COUNT; input++) {
@@ -234,7 +237,7 @@ static int run_on_gpu(cureduce_context *context, const options *o, double contex
       snprintf(types, sizeof types, "%s->%s", cureduce_dtype_name((cureduce_dtype)input),
                cureduce_dtype_name(output_type((cureduce_op)op, (cureduce_dtype)input)));
       failures += !check_one(context, cu, (cureduce_op)op, (cureduce_dtype)input, o->count, line, sizeof line);
-      printf("%-9s %-11s %-48s %s\n", cureduce_op_name((cureduce_op)op), types, text, line);
+      printf("%-15s %-11s %-56s %s\n", cureduce_op_name((cureduce_op)op), types, text, line);
     }
   CUcontext popped;
   cu->cuCtxPopCurrent(&popped);

@@ -98,7 +98,7 @@ static int parse_options(int argc, char **argv, options *o) {
     switch (c) {
     case OPS:
       ok = cureduce_tool_parse_names(optarg, cureduce_op_from_name, o->ops, max_items, &o->op_count);
-      why = "--ops takes a comma list of sum, prod, min, max, argmin, argmax";
+      why = "--ops takes a comma list of operations (see --help)";
       break;
     case TYPES:
       ok = cureduce_tool_parse_names(optarg, cureduce_dtype_from_name, o->types, max_items, &o->type_count);

@@ -232,6 +232,15 @@ void cureduce_ref_fill(cureduce_op op, cureduce_dtype type, void *data, size_t c
     cureduce_ref_fill_rounding(type, data, count);
     return;
   }
+  if (op >= CUREDUCE_OP_MEAN && op <= CUREDUCE_OP_SAMPLE_STD) { /* the statistics of rounding data */
+    cureduce_ref_fill_rounding(type, data, count);
+    return;
+  }
+  if (op == CUREDUCE_OP_LOGSUMEXP) { /* full-mantissa values in [-16, 16): terms of many sizes */
+    for (size_t i = 0; i < count; i++)
+      cureduce_ref_put_float(type, data, i, 32 * cureduce_ref_random_unit() - 16);
+    return;
+  }
   if (is_float(type) && op == CUREDUCE_OP_PROD) {
     fill_products(type, data, count);
     return;
@@ -421,8 +430,106 @@ static cureduce_ref_result norm2_reference(cureduce_dtype input, cureduce_dtype 
   return expected;
 }
 
+/* Merges of partial results a value meets on its way to the result, at most: warp, block, the
+ * unrolled accumulators and the grid's partials, with room to spare. */
+#define MERGE_DEPTH 64
+
+/* The mean, and the squared deviations from it, in long double, in two passes: the textbook's
+ * stable way, with 64-bit significands against the library's f64; NaN for both when an element is
+ * not finite, as the library documents.
+ * The library's bound, for a thread's sums of at most `depth` elements: they err by at most depth
+ * f64 epsilons of the sum of |x - shift| (of (x - shift)^2), where the shift is one of the
+ * elements, so that a thread's mean errs by 2 depth eps max|x| and its squared deviations by
+ * depth eps (2 M2 + 2 n D^2) with D = max|x - mean|, M2 <= n D^2; each of at most MERGE_DEPTH
+ * merges rounds a mean by a few epsilons of max|x| (which the deviations (x - mean) inherit, times
+ * 2 D n in M2) and M2 by a few epsilons of itself. So
+ *   |mean error| <= (2 depth + 4 MERGE_DEPTH) eps max|x|,
+ *   |M2 error|   <= 8 (depth + MERGE_DEPTH) eps n D^2 + 4 MERGE_DEPTH eps max|x| 2 D n,
+ * and the square root halves a relative error. The output type's rounding comes on top
+ * (cureduce_ref_matches). */
+static cureduce_ref_result moments_reference(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
+                                             const void *data, size_t n, size_t depth) {
+  long double total = 0, max_abs = 0, squares = 0, max_deviation = 0;
+  for (size_t i = 0; i < n; i++) {
+    long double x = cureduce_ref_float_at(input, data, i);
+    total += x;
+    max_abs = fmaxl(max_abs, fabsl(x));
+  }
+  long double mean = isfinite(max_abs) ? total / (long double)n : NAN;
+  for (size_t i = 0; i < n; i++) {
+    long double deviation = cureduce_ref_float_at(input, data, i) - mean;
+    squares += deviation * deviation;
+    max_deviation = fmaxl(max_deviation, fabsl(deviation));
+  }
+  long double eps = ldexpl(1.0L, -53), count = (long double)n, within = (long double)depth;
+  long double mean_error = (2 * within + 4 * MERGE_DEPTH) * eps * max_abs;
+  long double squares_error = 8 * (within + MERGE_DEPTH) * eps * count * max_deviation * max_deviation +
+                              8 * MERGE_DEPTH * eps * max_abs * max_deviation * count;
+  bool sample = op == CUREDUCE_OP_SAMPLE_VARIANCE || op == CUREDUCE_OP_SAMPLE_STD;
+  long double divisor = count - (sample ? 1 : 0), variance = squares / divisor;
+  long double variance_error = squares_error / divisor;
+  cureduce_ref_result expected = {.value = {.index = -1}};
+  if (op == CUREDUCE_OP_MEAN) {
+    cureduce_ref_store_float(output, mean, &expected.value);
+    expected.tolerance = (double)mean_error;
+    return expected;
+  }
+  bool is_std = op == CUREDUCE_OP_STD || op == CUREDUCE_OP_SAMPLE_STD;
+  long double value = is_std ? sqrtl(variance) : variance;
+  cureduce_ref_store_float(output, value, &expected.value);
+  cureduce_value mean_value;
+  cureduce_ref_store_float(output, mean, &mean_value);
+  expected.value.mean = mean_value.value;
+  /* sqrt(v + e) - sqrt(v) <= e / (2 sqrt(v)), and <= sqrt(e) */
+  expected.tolerance = (double)(is_std ? fminl(variance_error / (2 * value), sqrtl(variance_error)) : variance_error);
+  expected.mean_tolerance = (double)mean_error;
+  return expected;
+}
+
+/* The largest element m, then m + log(sum of exp(x - m)) in long double. The library's sum of the
+ * scaled terms (each at most 1, the largest's exactly 1, so the sum s >= 1) errs by at most
+ * (depth + MERGE_DEPTH) u of s in its additions, depth a thread's elements at most; each exp, f32's hardware exp2 within
+ * (2 + 1.16 |argument|) ulp, f64's within 1 ulp, rescales a term (a partial sum at a merge)
+ * relatively, by at most MERGE_DEPTH such factors for arguments within the data's range R = m -
+ * min x (capped where the terms vanish: 104 for f32, 746 for f64). So s is off by at most a
+ * relative r = (depth + MERGE_DEPTH (3 + 1.16 R)) u, and the result by log(1 + r) <= 1.01 r. */
+static cureduce_ref_result logsumexp_reference(cureduce_dtype input, cureduce_dtype output, const void *data,
+                                               size_t n, size_t depth) {
+  long double largest = -INFINITY, smallest = INFINITY, sum = 0;
+  bool nan = false;
+  for (size_t i = 0; i < n; i++) {
+    long double x = cureduce_ref_float_at(input, data, i);
+    nan = nan || isnan(x);
+    largest = fmaxl(largest, x);
+    smallest = fminl(smallest, x);
+  }
+  for (size_t i = 0; i < n && isfinite(largest); i++)
+    sum += expl(cureduce_ref_float_at(input, data, i) - largest);
+  long double result = nan ? NAN : isfinite(largest) ? largest + logl(sum) : largest;
+  cureduce_dtype accumulator;
+  cureduce_accumulator_type(CUREDUCE_OP_LOGSUMEXP, input, &accumulator);
+  bool wide = accumulator == CUREDUCE_F64;
+  long double range = isfinite(largest - smallest) ? fminl(largest - smallest, wide ? 746 : 104) : 0;
+  long double u = ldexpl(1.0L, -precision_bits(accumulator));
+  cureduce_ref_result expected = {.value = {.index = -1}};
+  cureduce_ref_store_float(output, result, &expected.value);
+  expected.tolerance = (double)(((long double)depth + MERGE_DEPTH * (wide ? 2 : 3 + 1.16L * range)) * u * 1.01L);
+  return expected;
+}
+
+cureduce_ref_result cureduce_ref_expected_within(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
+                                                 const void *data, size_t n, size_t depth) {
+  if (op >= CUREDUCE_OP_MEAN && op <= CUREDUCE_OP_SAMPLE_STD)
+    return moments_reference(op, input, output, data, n, depth);
+  if (op == CUREDUCE_OP_LOGSUMEXP)
+    return logsumexp_reference(input, output, data, n, depth);
+  return cureduce_ref_expected(op, input, output, data, n);
+}
+
 cureduce_ref_result cureduce_ref_expected(cureduce_op op, cureduce_dtype input, cureduce_dtype output, const void *data,
                                    size_t n) {
+  if (op >= CUREDUCE_OP_MEAN && op <= CUREDUCE_OP_LOGSUMEXP)
+    return cureduce_ref_expected_within(op, input, output, data, n, n);
   if (op == CUREDUCE_OP_EXACT_SUM)
     return cureduce_ref_exact_sum(input, output, data, n);
   if (op == CUREDUCE_OP_NORM2)
@@ -433,24 +540,34 @@ cureduce_ref_result cureduce_ref_expected(cureduce_op op, cureduce_dtype input, 
   return extreme_reference(op, input, data, n);
 }
 
+/* One scalar of the output type against its expectation: the same bits, both NaN (payloads may
+ * differ), or within the tolerance and the output's rounding. */
+static bool scalar_matches(cureduce_dtype output, const cureduce_scalar *got, const cureduce_scalar *want,
+                           double tolerance) {
+  cureduce_value got_value = {.value = *got}, want_value = {.value = *want};
+  double g = cureduce_ref_value_as_double(output, &got_value), w = cureduce_ref_value_as_double(output, &want_value);
+  if (memcmp(got, want, cureduce_dtype_size(output)) == 0)
+    return true;
+  if (!is_float(output) || tolerance == 0 || isnan(w) || isinf(w))
+    return isnan(w) && isnan(g);
+  return fabs(g - w) <= tolerance + output_ulp(output, w);
+}
+
 bool cureduce_ref_matches(cureduce_op op, cureduce_dtype output, const cureduce_value *got,
                      const cureduce_ref_result *expected, char *why, size_t why_size) {
   bool is_arg = op == CUREDUCE_OP_ARGMIN || op == CUREDUCE_OP_ARGMAX;
-  size_t size = cureduce_dtype_size(output);
-  double got_value = cureduce_ref_value_as_double(output, got), want = cureduce_ref_value_as_double(output, &expected->value);
-  bool same_bits = memcmp(&got->value, &expected->value.value, size) == 0;
-  bool ok;
-  if (is_arg && got->index != expected->value.index)
-    ok = false;
-  else if (same_bits)
-    ok = true;
-  else if (!is_float(output) || expected->tolerance == 0 || isnan(want) || isinf(want))
-    ok = isnan(want) && isnan(got_value); /* NaN payloads may differ */
-  else
-    ok = fabs(got_value - want) <= expected->tolerance + output_ulp(output, want);
-  if (!ok)
-    snprintf(why, why_size, "got %.17g (index %lld), want %.17g (index %lld), tolerance %g", got_value,
-             (long long)got->index, want, (long long)expected->value.index, expected->tolerance);
+  bool has_mean = op >= CUREDUCE_OP_VARIANCE && op <= CUREDUCE_OP_SAMPLE_STD;
+  bool ok = scalar_matches(output, &got->value, &expected->value.value, expected->tolerance) &&
+            (!is_arg || got->index == expected->value.index) && (!has_mean || got->index == -1) &&
+            (!has_mean || scalar_matches(output, &got->mean, &expected->value.mean, expected->mean_tolerance));
+  if (!ok) {
+    cureduce_value got_mean = {.value = got->mean}, want_mean = {.value = expected->value.mean};
+    snprintf(why, why_size, "got %.17g (index %lld, mean %.17g), want %.17g (index %lld, mean %.17g), tolerance %g",
+             cureduce_ref_value_as_double(output, got), (long long)got->index,
+             cureduce_ref_value_as_double(output, &got_mean), cureduce_ref_value_as_double(output, &expected->value),
+             (long long)expected->value.index, cureduce_ref_value_as_double(output, &want_mean),
+             expected->tolerance);
+  }
   return ok;
 }
 
@@ -487,15 +604,21 @@ void cureduce_ref_map(cureduce_transform transform, cureduce_dtype input, const 
   }
 }
 
+static void convert_scalar(cureduce_dtype from, cureduce_dtype to, cureduce_scalar *scalar) {
+  long double x = is_float(from) ? (long double)cureduce_ref_float_at(from, scalar, 0)
+                  : is_signed(from) ? (long double)(int64_t)integer_at(from, scalar, 0)
+                                    : (long double)integer_at(from, scalar, 0);
+  cureduce_value converted = {.index = -1};
+  if (is_float(to))
+    cureduce_ref_store_float(to, x, &converted);
+  else
+    store_integer(to, (uint64_t)x, &converted);
+  *scalar = converted.value;
+}
+
 void cureduce_ref_convert(cureduce_dtype from, cureduce_dtype to, cureduce_value *value) {
   if (from == to)
     return;
-  long double x = is_float(from) ? (long double)cureduce_ref_float_at(from, &value->value, 0)
-                  : is_signed(from) ? (long double)(int64_t)integer_at(from, &value->value, 0)
-                                    : (long double)integer_at(from, &value->value, 0);
-  memset(&value->value, 0, sizeof value->value);
-  if (is_float(to))
-    cureduce_ref_store_float(to, x, value);
-  else
-    store_integer(to, (uint64_t)x, value);
+  convert_scalar(from, to, &value->value);
+  convert_scalar(from, to, &value->mean);
 }

@@ -30,7 +30,8 @@ float cureduce_ref_bf16_to_float(uint16_t bits);
 uint16_t cureduce_ref_float_to_bf16(float value); /* round to nearest even */
 
 /* Fills count elements with fresh random data suited to the operation (never zeros or a
- * constant): for exact sums, cureduce_ref_fill_rounding's; for float sums, multiples of 2^-5 in [-1, 1], whose partial sums are exact in the
+ * constant): for exact sums and the moments (mean, variances, standard deviations),
+ * cureduce_ref_fill_rounding's; for logsumexp, full-mantissa values in [-16, 16); for float sums, multiples of 2^-5 in [-1, 1], whose partial sums are exact in the
  * accumulator for every size tested (see reference.c); for float products, log-symmetric
  * factors near 1; for integer products, odd values, so that wrap-around never collapses to 0;
  * for min/max/arg, values from a small grid so that ties occur. */
@@ -46,11 +47,17 @@ void cureduce_ref_fill_rounding(cureduce_dtype type, void *data, size_t count);
  * the output type, and how far a correct result may be from it (0: bitwise). */
 typedef struct cureduce_ref_result {
   cureduce_value value;
-  double tolerance;     /* absolute, in the output type's units; 0 means bitwise equal */
+  double tolerance;      /* absolute, in the output type's units; 0 means bitwise equal */
+  double mean_tolerance; /* the variances and standard deviations: the same for value.mean */
 } cureduce_ref_result;
 
 cureduce_ref_result cureduce_ref_expected(cureduce_op op, cureduce_dtype input, cureduce_dtype output, const void *data,
                                    size_t n);
+
+/* The same for the moments and logsumexp computed by threads of at most `depth` elements each: a
+ * tighter bound than n's (the other operations ignore depth). */
+cureduce_ref_result cureduce_ref_expected_within(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
+                                                 const void *data, size_t n, size_t depth);
 
 /* A float sum computed by any evaluation tree in which no element meets more than `depth`
  * additions: the exact sum, with the tolerance gamma(depth) * sum|x|, gamma(d) = d u / (1 - d u),
@@ -71,8 +78,8 @@ bool cureduce_ref_matches(cureduce_op op, cureduce_dtype output, const cureduce_
  * header documents each (an expression's map is the caller's to reproduce). */
 cureduce_dtype cureduce_ref_mapped_type(cureduce_transform transform, cureduce_dtype input);
 void cureduce_ref_map(cureduce_transform transform, cureduce_dtype input, const void *data, size_t n, void *mapped);
-/* A result's value of type `from` stored as type `to`, as a kernel's store converts it: a float
- * rounded once to nearest, an integer's value; the index stays. */
+/* A result's value (and mean) of type `from` stored as type `to`, as a kernel's store converts it: a
+ * float rounded once to nearest, an integer's value; the index stays. */
 void cureduce_ref_convert(cureduce_dtype from, cureduce_dtype to, cureduce_value *value);
 
 /* The result as a double (or the index for arg ops, separately), for messages. */

@@ -6,7 +6,7 @@
  * the same thing).
  *
  * Device memory: cureduce_context_create() allocates one block of device memory, the library's
- * workspace: `settings.max_streams` slots of 132,096 bytes and 64 result cells of 16 bytes (2.0 MiB
+ * workspace: `settings.max_streams` slots of 132,096 bytes and 64 result cells of 24 bytes (2.0 MiB
  * with the default 16 slots), freed by cureduce_context_destroy(). Each stream that runs a
  * multi-block reduction without a workspace of its own is given one slot on first use and keeps it
  * until cureduce_release_stream() or cureduce_context_destroy(); each cureduce_reduce_to_host()
@@ -61,7 +61,7 @@ CUREDUCE_API const char *cureduce_version_string(void);
   X(NULL_POINTER, 2, "a required pointer is NULL")                                                 \
   X(MISALIGNED_POINTER, 3, "a pointer is not aligned to its element type")                        \
   X(UNSUPPORTED, 4, "this operation, input type and output type are not supported together")      \
-  X(EMPTY_INPUT, 5, "min, max, argmin and argmax of zero elements have no value")                 \
+  X(EMPTY_INPUT, 5, "this operation of zero elements has no value (min, max, arg*, mean, ...)")  \
   X(NO_DRIVER, 6, "the CUDA driver library (libcuda.so.1) could not be loaded or initialized")    \
   X(NO_DEVICE, 7, "there is no CUDA device with that ordinal")                                     \
   X(NO_NVRTC, 8, "NVRTC could not be loaded and the kernel is not in the cache")                  \
@@ -111,6 +111,28 @@ typedef enum cureduce_op {
    * Float inputs only; accumulator f64; NaN if any input is NaN, else +inf if one is infinite;
    * 0 for zero elements. */
   CUREDUCE_OP_NORM2 = 7,
+  /* The statistics of the inputs' distribution, float inputs only, each in one pass over the data
+   * (the accumulator f64; cureduce_accumulator_type). Each thread adds its elements' deviations
+   * from its first element (a shift that keeps the sums small), and the threads' (count, mean,
+   * sum of squared deviations) join by Chan's pairwise formulas: the sum of squares formula's
+   * cancellation never arises. NaN if any input is NaN or an infinity occurs. An empty row, column
+   * or segment gives NaN; a whole array of zero elements is EMPTY_INPUT.
+   *   MEAN:            the arithmetic mean.
+   *   VARIANCE:        the population variance (the squared deviations over n), and the mean;
+   *   SAMPLE_VARIANCE: over n - 1 (Bessel's correction; NaN for one element);
+   *   STD, SAMPLE_STD: their square roots.
+   * The last four write a whole cureduce_value: the statistic in `value`, index -1, and the mean
+   * in `mean` (both in the output type): torch.var_mean in one operation. */
+  CUREDUCE_OP_MEAN = 8,
+  CUREDUCE_OP_VARIANCE = 9,
+  CUREDUCE_OP_SAMPLE_VARIANCE = 10,
+  CUREDUCE_OP_STD = 11,
+  CUREDUCE_OP_SAMPLE_STD = 12,
+  /* log(sum of exp(x)), float inputs only, in one pass: each thread keeps its largest element so
+   * far and the sum of exp(x - largest), rescaled when a larger one comes, so that nothing
+   * overflows (one exp an element). Accumulator f32 (f16, bf16, f32 inputs) or f64. NaN if any
+   * input is NaN; +inf if one is +inf; -inf for zero elements or when every element is -inf. */
+  CUREDUCE_OP_LOGSUMEXP = 13,
   CUREDUCE_OP_COUNT
 } cureduce_op;
 
@@ -177,7 +199,9 @@ CUREDUCE_API size_t cureduce_dtype_size(cureduce_dtype dtype);
 /*
  * The type a reduction accumulates in:
  *   sum, prod:  f16, bf16, f32 -> f32;  f64 -> f64;  signed integers -> i64;  unsigned -> u64.
- *   norm2:      f16, bf16, f32, f64 -> f64 (floats only).
+ *   norm2, mean, variance, sample_variance, std, sample_std:
+ *               f16, bf16, f32, f64 -> f64 (floats only).
+ *   logsumexp:  f16, bf16, f32 -> f32;  f64 -> f64 (floats only).
  *               Integer sums and products wrap around modulo 2^64 (two's complement), and an
  *               output type narrower than 64 bits keeps the low bits of that result.
  *   exact_sum:  f16, bf16, f32 -> f32;  f64 -> f64 (an integer sum is exact already: use sum);
@@ -196,25 +220,31 @@ CUREDUCE_API cureduce_status cureduce_check_transform_types(cureduce_op op, cure
                                                             cureduce_dtype input, cureduce_dtype output);
 
 /*
- * A result brought back to the host, and the layout of an argmin/argmax result on the device:
- * the value in the first bytes (f16 and bf16 as their 16 bits), the index at byte 8.
- * For argmin/argmax the output pointer must be 8-byte aligned and have room for 16 bytes.
+ * A result brought back to the host, and the layout of a result record on the device: the value
+ * in the first bytes (f16 and bf16 as their 16 bits), the index at byte 8, the mean at byte 16.
+ * argmin/argmax write 16 bytes of it, the variances and standard deviations all 24: their output
+ * pointer must be 8-byte aligned and have room for that (cureduce_result_bytes).
  */
+typedef union cureduce_scalar {
+  double f64;
+  float f32;
+  uint16_t f16_bits;
+  uint16_t bf16_bits;
+  int8_t i8;
+  uint8_t u8;
+  int32_t i32;
+  uint32_t u32;
+  int64_t i64;
+  uint64_t u64;
+  unsigned char bytes[8];
+} cureduce_scalar;
+
 typedef struct cureduce_value {
-  union {
-    double f64;
-    float f32;
-    uint16_t f16_bits;
-    uint16_t bf16_bits;
-    int8_t i8;
-    uint8_t u8;
-    int32_t i32;
-    uint32_t u32;
-    int64_t i64;
-    uint64_t u64;
-    unsigned char bytes[8];
-  } value;
+  cureduce_scalar value;
   int64_t index; /* argmin/argmax: the element's index; -1 for the other operations */
+  /* variance, sample_variance, std, sample_std: the mean, in the output type; else zero. These
+   * operations write the whole struct to the device (24 bytes, 8-byte aligned). */
+  cureduce_scalar mean;
 } cureduce_value;
 
 typedef enum cureduce_log_level {
@@ -315,7 +345,8 @@ typedef enum cureduce_layout {
  * with the index within it. Their plans take the tuned configuration of their shape class
  * (cureduce_tune_problems) where there is one. An empty row, column or segment gives the operation's identity:
  * sum 0, prod 1; min the type's largest value (+inf for floats), max its smallest (-inf);
- * argmin and argmax that same value with index -1.
+ * argmin and argmax that same value with index -1; norm2 0, logsumexp -inf; the mean, variances
+ * and standard deviations NaN (and a NaN mean).
  */
 typedef struct cureduce_problem {
   cureduce_op op;
@@ -346,7 +377,8 @@ CUREDUCE_API void cureduce_problem_init_segments(cureduce_problem *problem, cure
                                                  cureduce_dtype input_type, cureduce_dtype output_type,
                                                  uint64_t segments);
 /* Results a problem gives (1 contiguous, rows, cols or segments), and the bytes from one result to
- * the next on the device: the output type's size, 16 for argmin/argmax (see cureduce_value). */
+ * the next on the device: the output type's size, 16 for argmin/argmax, 24 for the variances and standard deviations (see
+ * cureduce_value). */
 CUREDUCE_API uint64_t cureduce_problem_results(const cureduce_problem *problem);
 CUREDUCE_API size_t cureduce_result_bytes(cureduce_op op, cureduce_dtype output_type);
 
@@ -458,13 +490,14 @@ CUREDUCE_API cureduce_status cureduce_exact_partial_round(const int64_t *words, 
 
 /*
  * Reduces n elements of `input` (device memory, aligned to its element type) into one value of
- * type `output_type` at `output` (device memory; see cureduce_value for argmin/argmax), on
+ * type `output_type` at `output` (device memory; see cureduce_value for result records), on
  * `stream`, with the context's own plan for the size bucket of n and the stream's workspace slot.
  * Asynchronous: returns once the kernel is queued. Stream NULL is the legacy default stream; pass
  * CU_STREAM_PER_THREAD (cudaStreamPerThread) for the per-thread one.
  *
- * Semantics: sum of 0 elements is 0, prod of 0 elements is 1; min, max, argmin and argmax of 0
- * elements fail with CUREDUCE_STATUS_EMPTY_INPUT. min and max propagate NaN; argmin and argmax
+ * Semantics: sum of 0 elements is 0, prod of 0 elements is 1, norm2 0, logsumexp -inf; min, max,
+ * argmin, argmax, the mean, variances and standard deviations of 0 elements fail with
+ * CUREDUCE_STATUS_EMPTY_INPUT. min and max propagate NaN; argmin and argmax
  * return the index of the first NaN when there is one, else of the first extreme element (ties go
  * to the smallest index). -0.0 orders below +0.0, as IEEE 754-2019's minimum and maximum say.
  *
