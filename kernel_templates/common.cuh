@@ -523,6 +523,26 @@ template <int IN> struct transform<CUREDUCE_TRANSFORM_EXPRESSION, IN> {
   }
 };
 #endif
+// Maps of two inputs (whole arrays, single_pass alone): element i of x with element i of y, in the
+// float accumulator type; the loaders read both (pair_accumulate).
+#define CUREDUCE_PAIR \
+  (CUREDUCE_TRANSFORM == CUREDUCE_TRANSFORM_PRODUCT || CUREDUCE_TRANSFORM == CUREDUCE_TRANSFORM_PAIR_EXPRESSION)
+template <int IN> struct transform<CUREDUCE_TRANSFORM_PRODUCT, IN> {
+  static const int mapped = IN == CUREDUCE_DTYPE_F64 ? CUREDUCE_DTYPE_F64 : CUREDUCE_DTYPE_F32;
+  typedef typename element<mapped>::value value;
+  static __device__ __forceinline__ value apply(typename element<IN>::storage x, typename element<IN>::storage y) {
+    return (value)element<IN>::to_value(x) * (value)element<IN>::to_value(y);
+  }
+};
+#if CUREDUCE_TRANSFORM == CUREDUCE_TRANSFORM_PAIR_EXPRESSION
+template <int IN> struct transform<CUREDUCE_TRANSFORM_PAIR_EXPRESSION, IN> {
+  static const int mapped = IN == CUREDUCE_DTYPE_F64 ? CUREDUCE_DTYPE_F64 : CUREDUCE_DTYPE_F32;
+  static __device__ __forceinline__ typename element<mapped>::value apply(typename element<IN>::storage x,
+                                                                          typename element<IN>::storage y) {
+    return cureduce_user_map(element<IN>::to_value(x), element<IN>::to_value(y));
+  }
+};
+#endif
 template <int IN> struct transform<CUREDUCE_TRANSFORM_NONZERO, IN> {
   static const int mapped = CUREDUCE_DTYPE_U8;
   static __device__ __forceinline__ unsigned char apply(typename element<IN>::storage s) {
@@ -548,16 +568,24 @@ template <typename R, typename F> struct element_fold<R, log_sum<F> > {
   }
 };
 
-// The operation on mapped values, lifting and folding input elements through the map.
+// The operation on mapped values, lifting and folding input elements (pairs of them, for a map of
+// two inputs) through the map.
 template <int OP> struct mapped_reduction : reduction<OP, map::mapped> {
   typedef reduction<OP, map::mapped> base;
   typedef typename element<CUREDUCE_INPUT>::storage input_storage;
+#if CUREDUCE_PAIR
+  static __device__ __forceinline__ typename base::acc fold_pair(typename base::acc a, input_storage x, input_storage y,
+                                                                 u64 index) {
+    return element_fold<base, typename base::acc>::fold(a, map::apply(x, y), index);
+  }
+#else
   static __device__ __forceinline__ typename base::acc lift(input_storage s, u64 index) {
     return base::lift(map::apply(s), index);
   }
   static __device__ __forceinline__ typename base::acc fold(typename base::acc a, input_storage s, u64 index) {
     return element_fold<base, typename base::acc>::fold(a, map::apply(s), index);
   }
+#endif
 };
 
 // ---- This kernel's choices --------------------------------------------------------------------
@@ -718,6 +746,15 @@ union unpacked {
    CUREDUCE_KEEPS_TYPE)
 #define CUREDUCE_KEYED_BY_VECTOR (CUREDUCE_ARG_BY_VECTOR || CUREDUCE_EXTREME_BY_VECTOR)
 
+// Elements before the first whole vector of input, at most n.
+__device__ __forceinline__ u64 head_of(const input_t *input, u64 n) {
+  const u64 misalignment = (u64)input % CUREDUCE_VECTOR_BYTES;
+  u64 head = misalignment ? (CUREDUCE_VECTOR_BYTES - misalignment) / sizeof(input_t) : 0;
+  if (head > n) head = n;
+  return head;
+}
+
+#if !CUREDUCE_PAIR  // one input; two: pair_source below
 #if CUREDUCE_BYTE_SUM
 __device__ __forceinline__ acc_t fold_vector(acc_t acc, vector_t raw, u64) {
   union {
@@ -946,16 +983,77 @@ __device__ __forceinline__ void fold_loads(acc_t *acc, const vector_t *loaded, u
 }
 #endif
 
-// The elements [0, n) of input, taken by `threads` threads of which this is `thread`: vectors in
-// a strided loop, the head and tail element by element. Indices are from input.
-__device__ __forceinline__ acc_t strided_accumulate(const input_t *__restrict__ input, u64 n, u64 thread,
-                                                    u64 threads) {
-  const u64 misalignment = (u64)input % CUREDUCE_VECTOR_BYTES;
-  u64 head = misalignment ? (CUREDUCE_VECTOR_BYTES - misalignment) / sizeof(input_t) : 0;
-  if (head > n) head = n;
+// Where a thread's elements come from, for strided_accumulate: `loads`, what one load brings; the
+// elements before the first whole load (head); the body, where whole loads start after them, and
+// its load v; the folds of a load, of an iteration's loads and of a single element. One input here;
+// a map of two inputs reads pairs (pair_source).
+struct single_source {
+  const input_t *__restrict__ input;
+  typedef vector_t loads;
+  typedef const vector_t *body_t;
+  __device__ __forceinline__ u64 head(u64 n) const { return head_of(input, n); }
+  __device__ __forceinline__ body_t body(u64 head) const { return (const vector_t *)(input + head); }
+  static __device__ __forceinline__ loads load(body_t body, u64 v) { return __ldg(body + v); }
+  static __device__ __forceinline__ void fold_all(acc_t *acc, const loads *loaded, u64 first_index, u64 stride) {
+    fold_loads(acc, loaded, first_index, stride);
+  }
+  static __device__ __forceinline__ acc_t fold_one(acc_t acc, loads loaded, u64 first_index) {
+    return fold_vector(acc, loaded, first_index);
+  }
+  __device__ __forceinline__ acc_t fold_element(acc_t acc, u64 i) const { return op::fold(acc, input[i], i); }
+};
+#endif
+
+#if CUREDUCE_PAIR
+// Two inputs, element i of x with element i of y. Where they lie equally far from a vector boundary
+// both are read in whole vectors; otherwise every element is taken one by one (any alignment is
+// right, a different one slower).
+struct vector_pair {
+  vector_t x, y;
+};
+struct pair_source {
+  const input_t *__restrict__ x;
+  const input_t *__restrict__ y;
+  typedef vector_pair loads;
+  struct body_t {
+    const vector_t *x, *y;
+  };
+  __device__ __forceinline__ u64 head(u64 n) const {
+    return ((u64)x - (u64)y) % CUREDUCE_VECTOR_BYTES == 0 ? head_of(x, n) : n;
+  }
+  __device__ __forceinline__ body_t body(u64 head) const {
+    return body_t{(const vector_t *)(x + head), (const vector_t *)(y + head)};
+  }
+  static __device__ __forceinline__ loads load(body_t body, u64 v) {
+    return vector_pair{__ldg(body.x + v), __ldg(body.y + v)};
+  }
+  static __device__ __forceinline__ acc_t fold_one(acc_t acc, loads loaded, u64 first_index) {
+    unpacked ux, uy;
+    ux.raw = loaded.x, uy.raw = loaded.y;
+#pragma unroll
+    for (int j = 0; j < vector_elements; j++) acc = op::fold_pair(acc, ux.element[j], uy.element[j], first_index + j);
+    return acc;
+  }
+  static __device__ __forceinline__ void fold_all(acc_t *acc, const loads *loaded, u64 first_index, u64 stride) {
+#pragma unroll
+    for (int k = 0; k < CUREDUCE_UNROLL; k++) acc[k] = fold_one(acc[k], loaded[k], first_index + k * stride);
+  }
+  __device__ __forceinline__ acc_t fold_element(acc_t acc, u64 i) const { return op::fold_pair(acc, x[i], y[i], i); }
+};
+typedef pair_source kernel_source;
+#else
+typedef single_source kernel_source;
+#endif
+
+// The elements [0, n) of the source, taken by `threads` threads of which this is `thread`: whole
+// loads in a strided loop, CUREDUCE_UNROLL in flight, the head and tail element by element.
+// Indices are from the source's start.
+template <typename S>
+__device__ __forceinline__ acc_t strided_accumulate(const S &source, u64 n, u64 thread, u64 threads) {
+  const u64 head = source.head(n);
   const u64 vectors = (n - head) / vector_elements;
   const u64 tail_start = head + vectors * vector_elements;
-  const vector_t *body = (const vector_t *)(input + head);
+  const typename S::body_t body = source.body(head);
 
   acc_t acc[CUREDUCE_UNROLL];
 #pragma unroll
@@ -963,24 +1061,24 @@ __device__ __forceinline__ acc_t strided_accumulate(const input_t *__restrict__ 
 
   u64 v = thread;
   for (; v + (CUREDUCE_UNROLL - 1) * threads < vectors; v += CUREDUCE_UNROLL * threads) {
-    vector_t loaded[CUREDUCE_UNROLL];
+    typename S::loads loaded[CUREDUCE_UNROLL];
 #pragma unroll
-    for (int k = 0; k < CUREDUCE_UNROLL; k++) loaded[k] = __ldg(body + v + k * threads);
-    fold_loads(acc, loaded, head + v * vector_elements, threads * vector_elements);
+    for (int k = 0; k < CUREDUCE_UNROLL; k++) loaded[k] = S::load(body, v + k * threads);
+    S::fold_all(acc, loaded, head + v * vector_elements, threads * vector_elements);
   }
-  for (; v < vectors; v += threads) acc[0] = fold_vector(acc[0], __ldg(body + v), head + v * vector_elements);
+  for (; v < vectors; v += threads) acc[0] = S::fold_one(acc[0], S::load(body, v), head + v * vector_elements);
   // Fewer threads than head or tail elements only in a small group (row_groups.cu).
-  for (u64 i = thread; i < head; i += threads) acc[0] = op::fold(acc[0], input[i], i);
-  for (u64 i = tail_start + thread; i < n; i += threads) acc[0] = op::fold(acc[0], input[i], i);
+  for (u64 i = thread; i < head; i += threads) acc[0] = source.fold_element(acc[0], i);
+  for (u64 i = tail_start + thread; i < n; i += threads) acc[0] = source.fold_element(acc[0], i);
 
 #pragma unroll
   for (int k = 1; k < CUREDUCE_UNROLL; k++) acc[0] = op::combine(acc[0], acc[k]);
   return acc[0];
 }
 
-// The whole grid over the whole input.
-__device__ __forceinline__ acc_t grid_stride_accumulate(const input_t *__restrict__ input, u64 n) {
-  return strided_accumulate(input, n, (u64)blockIdx.x * CUREDUCE_BLOCK + threadIdx.x,
+// The whole grid over the whole source.
+__device__ __forceinline__ acc_t grid_stride_accumulate(const kernel_source &source, u64 n) {
+  return strided_accumulate(source, n, (u64)blockIdx.x * CUREDUCE_BLOCK + threadIdx.x,
                             (u64)gridDim.x * CUREDUCE_BLOCK);
 }
 

@@ -30,7 +30,7 @@ extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK)
       const u64 row = batch + k * stride, first = row_first[k], length = row_length[k];
       const unsigned blocks = blocks_for(length);
       if (blockIdx.x >= blocks) continue;
-      acc_t v = strided_accumulate(input + first, length, (u64)blockIdx.x * CUREDUCE_BLOCK + threadIdx.x,
+      acc_t v = strided_accumulate(single_source{input + first}, length, (u64)blockIdx.x * CUREDUCE_BLOCK + threadIdx.x,
                                    (u64)blocks * CUREDUCE_BLOCK);
       v = block_reduce(v);
       finish_blocks(v, blocks, blockIdx.x, result_at(out, row), (acc_t *)partials + row * gridDim.x,

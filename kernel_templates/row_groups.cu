@@ -106,7 +106,7 @@ extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK)
     const u64 row = group + (base - warp_group);
     u64 first = 0, length = 0;
     if (row < shape.rows) segment_of(shape, row, first, length);
-    acc_t v = strided_accumulate(input + first, length, lane, CUREDUCE_GROUP);
+    acc_t v = strided_accumulate(single_source{input + first}, length, lane, CUREDUCE_GROUP);
     v = group_reduce<CUREDUCE_GROUP>(v);
     if (lane == 0 && row < shape.rows) store_result(result_at(out, row), op::finish(v));
   }

@@ -2,7 +2,7 @@
 // CUREDUCE_VECTOR_BYTES at a time in a grid-stride loop into registers, then the warp-shuffle
 // block fold. Partials of later passes are read one element at a time.
 namespace cureduce {
-__device__ acc_t block_value(input_loader load, u64 n, acc_t *) { return block_reduce(grid_stride_accumulate(load.p, n)); }
+__device__ acc_t block_value(input_loader load, u64 n, acc_t *) { return block_reduce(grid_stride_accumulate(single_source{load.p}, n)); }
 
 __device__ acc_t block_value(partial_loader load, u64 n, acc_t *) {
   acc_t v = op::identity();

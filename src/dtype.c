@@ -8,7 +8,8 @@ static const char *const op_names[CUREDUCE_OP_COUNT] = {
     "sum",  "prod",     "min",             "max", "argmin",     "argmax",   "exact_sum",
     "norm2", "mean", "variance", "sample_variance", "std", "sample_std", "logsumexp"};
 
-static const char *const transform_names[CUREDUCE_TRANSFORM_COUNT] = {"none", "abs", "square", "nonzero", "expression"};
+static const char *const transform_names[CUREDUCE_TRANSFORM_COUNT] = {
+    "none", "abs", "square", "nonzero", "expression", "product", "pair_expression"};
 
 static const struct {
   const char *name;
@@ -38,6 +39,14 @@ const char *cureduce_op_name(cureduce_op op) { return cureduce_op_is_valid(op) ?
 
 bool cureduce_transform_is_valid(int transform) { return transform >= 0 && transform < CUREDUCE_TRANSFORM_COUNT; }
 
+bool cureduce_transform_is_pair(cureduce_transform transform) {
+  return transform == CUREDUCE_TRANSFORM_PRODUCT || transform == CUREDUCE_TRANSFORM_PAIR_EXPRESSION;
+}
+
+bool cureduce_transform_has_expression(cureduce_transform transform) {
+  return transform == CUREDUCE_TRANSFORM_EXPRESSION || transform == CUREDUCE_TRANSFORM_PAIR_EXPRESSION;
+}
+
 const char *cureduce_transform_name(cureduce_transform transform) {
   return cureduce_transform_is_valid(transform) ? transform_names[transform] : NULL;
 }
@@ -52,7 +61,9 @@ int cureduce_transform_from_name(const char *name) {
 cureduce_dtype cureduce_mapped_type(cureduce_transform transform, cureduce_dtype input) {
   switch (transform) {
   case CUREDUCE_TRANSFORM_SQUARE:
-  case CUREDUCE_TRANSFORM_EXPRESSION: return input == CUREDUCE_F64 ? CUREDUCE_F64 : CUREDUCE_F32;
+  case CUREDUCE_TRANSFORM_EXPRESSION:
+  case CUREDUCE_TRANSFORM_PRODUCT:
+  case CUREDUCE_TRANSFORM_PAIR_EXPRESSION: return input == CUREDUCE_F64 ? CUREDUCE_F64 : CUREDUCE_F32;
   case CUREDUCE_TRANSFORM_NONZERO: return CUREDUCE_U8;
   default: return input; /* none, and abs: exact in the input type */
   }

@@ -29,8 +29,13 @@ size_t cureduce_result_size(cureduce_op op, cureduce_dtype output);
 /* Alignment the output pointer needs. */
 size_t cureduce_result_alignment(cureduce_op op, cureduce_dtype output);
 bool cureduce_transform_is_valid(int transform);
+/* product and pair_expression: maps of two inputs, x and y (cureduce_plan_execute_pair). */
+bool cureduce_transform_is_pair(cureduce_transform transform);
+/* expression and pair_expression: maps of the caller's text (problem.expression). */
+bool cureduce_transform_has_expression(cureduce_transform transform);
 /* The type a transform's map gives (cureduce_transform): the input type for none and abs, f32 or
- * f64 for square and expressions, u8 for nonzero. The operation reduces values of this type. */
+ * f64 for square, product and expressions, u8 for nonzero. The operation reduces values of this
+ * type. */
 cureduce_dtype cureduce_mapped_type(cureduce_transform transform, cureduce_dtype input);
 /* Index of the name in the op, dtype or transform table, or -1. */
 int cureduce_op_from_name(const char *name);

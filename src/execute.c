@@ -59,18 +59,18 @@ size_t cureduce_workspace_armed_bytes(const cureduce_spec *spec) {
 
 cureduce_status cureduce_launch_kernel(const cureduce_driver *driver, CUfunction function, unsigned grid, unsigned block,
                                        CUdeviceptr input, size_t n, CUdeviceptr output, CUdeviceptr partials,
-                                       CUdeviceptr work, CUstream stream) {
+                                       CUdeviceptr work, CUdeviceptr second, CUstream stream) {
   unsigned long long count = n;
-  void *parameters[] = {&input, &count, &output, &partials, &work};
+  void *parameters[] = {&input, &count, &output, &partials, &work, &second};
   CUREDUCE_CU(driver->cuLaunchKernel(function, grid, 1, 1, block, 1, 1, 0, stream, parameters, NULL));
   return CUREDUCE_STATUS_OK;
 }
 
 cureduce_status cureduce_launch_single_pass(const cureduce_driver *driver, const cureduce_spec *spec, CUfunction kernel,
                                             unsigned grid, CUdeviceptr input, size_t n, CUdeviceptr output,
-                                            CUdeviceptr workspace, CUstream stream) {
+                                            CUdeviceptr workspace, CUdeviceptr second, CUstream stream) {
   CUREDUCE_RETURN_ERROR_IF(grid > 1 && !workspace, INVALID_ARGUMENT, "a multi-block single pass needs a workspace");
   CUdeviceptr partials = workspace ? workspace + partials_offset(spec) : 0;
   CUdeviceptr ticket = workspace ? workspace + CUREDUCE_WORKSPACE_TICKET : 0;
-  return cureduce_launch_kernel(driver, kernel, grid, spec->block, input, n, output, partials, ticket, stream);
+  return cureduce_launch_kernel(driver, kernel, grid, spec->block, input, n, output, partials, ticket, second, stream);
 }

@@ -38,14 +38,15 @@ size_t cureduce_single_pass_workspace_bytes(const cureduce_spec *spec, unsigned 
 size_t cureduce_workspace_armed_bytes(const cureduce_spec *spec);
 
 /* Launches a single pass of `grid` blocks on `stream`; `workspace` (0 for one block) must hold
- * a zero ticket. The context must be current. */
+ * a zero ticket; `second`: y of a map of two inputs, else 0. The context must be current. */
 cureduce_status cureduce_launch_single_pass(const cureduce_driver *driver, const cureduce_spec *spec, CUfunction kernel,
                                             unsigned grid, CUdeviceptr input, size_t n, CUdeviceptr output,
-                                            CUdeviceptr workspace, CUstream stream);
+                                            CUdeviceptr workspace, CUdeviceptr second, CUstream stream);
 
-/* The raw launch every pass of every strategy makes: (input, n, output, partials, work). */
+/* The raw launch every pass of every strategy makes: (input, n, output, partials, work, second).
+ * Kernels of one input declare the first five parameters alone, and the driver reads no more. */
 cureduce_status cureduce_launch_kernel(const cureduce_driver *driver, CUfunction function, unsigned grid, unsigned block,
                                        CUdeviceptr input, size_t n, CUdeviceptr output, CUdeviceptr partials,
-                                       CUdeviceptr work, CUstream stream);
+                                       CUdeviceptr work, CUdeviceptr second, CUstream stream);
 
 #endif

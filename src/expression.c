@@ -7,7 +7,7 @@
 #include "sha256.h"
 
 cureduce_status cureduce_expression_check(const char *text) {
-  CUREDUCE_RETURN_ERROR_IF(!text, NULL_POINTER, "a problem with CUREDUCE_TRANSFORM_EXPRESSION needs its expression");
+  CUREDUCE_RETURN_ERROR_IF(!text, NULL_POINTER, "a problem with an expression transform needs its expression");
   size_t length = strlen(text);
   CUREDUCE_RETURN_ERROR_IF(length > CUREDUCE_EXPRESSION_MAX, INVALID_ARGUMENT,
                            "the expression is %zu bytes, more than %d", length, CUREDUCE_EXPRESSION_MAX);

@@ -44,7 +44,7 @@ static cureduce_status run_classic(const cureduce_context *context, const curedu
     unsigned grid = cureduce_grid_for(spec, sm_count, count, pass == 0);
     CUREDUCE_FORWARD_IF_ERROR(cureduce_launch_kernel(context->driver, pass == 0 ? kernel->first : kernel->partials,
                                                      grid, spec->block, input, count, output, buffers[pass % 2], work,
-                                                     stream));
+                                                     0, stream));
     if (grid == 1)
       return CUREDUCE_STATUS_OK;
     input = buffers[pass % 2];
@@ -61,7 +61,7 @@ static cureduce_status run_loaded(cureduce_context *context, const cureduce_spec
     CUdeviceptr slot = 0;
     if (grid > 1)
       CUREDUCE_FORWARD_IF_ERROR(cureduce_workspace_slot(&context->workspace, stream, &slot));
-    return cureduce_launch_single_pass(context->driver, spec, kernel.first, grid, input, n, output, slot, stream);
+    return cureduce_launch_single_pass(context->driver, spec, kernel.first, grid, input, n, output, slot, 0, stream);
   }
   CUREDUCE_RETURN_ERROR_IF(grid > 1 && !scratch, INVALID_ARGUMENT, "%zu elements need %zu bytes of scratch", n,
                            cureduce_ladder_scratch_bytes(spec, context->info.sm_count, n));

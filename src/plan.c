@@ -145,6 +145,8 @@ cureduce_status cureduce_plan_check_pointers(const cureduce_context *context, co
     return CUREDUCE_STATUS_OK;
   if (launch->n > 0)
     CUREDUCE_FORWARD_IF_ERROR(cureduce_check_device_pointer(context, (const void *)(uintptr_t)launch->input, "input"));
+  if (launch->n > 0 && launch->second)
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_check_device_pointer(context, (const void *)(uintptr_t)launch->second, "y"));
   if (!launch->output_is_result_cell)
     CUREDUCE_FORWARD_IF_ERROR(cureduce_check_device_pointer(context, (const void *)(uintptr_t)launch->output, "output"));
   return CUREDUCE_STATUS_OK;
@@ -165,7 +167,7 @@ cureduce_status cureduce_plan_run(cureduce_context *context, const cureduce_choi
   return explain_launch_failure(context, launch->stream,
                                 cureduce_launch_single_pass(context->driver, &choice->spec, choice->kernel, grid,
                                                             launch->input, launch->n, launch->output, workspace,
-                                                            launch->stream));
+                                                            launch->second, launch->stream));
 }
 
 /* ---- the public plan calls ----------------------------------------------------------------------- */
@@ -425,23 +427,29 @@ static cureduce_status run_shaped(const cureduce_plan *plan, const void *input, 
                                                        stream));
 }
 
+/* What one execution reads: the input (x), y for a map of two inputs, a segments plan's offsets. */
+typedef struct execution_inputs {
+  const void *input, *second;
+  const int64_t *begin, *end;
+} execution_inputs;
+
 /* Runs a plan with the context current. */
-static cureduce_status execute_entered(const cureduce_plan *plan, const void *input, const int64_t *begin,
-                                       const int64_t *end, void *output, void *workspace, size_t workspace_bytes,
-                                       void *stream) {
+static cureduce_status execute_entered(const cureduce_plan *plan, const execution_inputs *in, void *output,
+                                       void *workspace, size_t workspace_bytes, void *stream) {
   const cureduce_problem *problem = &plan->problem;
   if (cureduce_problem_is_shaped(problem))
-    return run_shaped(plan, input, begin, end, output, workspace, workspace_bytes, (CUstream)stream);
-  cureduce_launch launch = {(CUdeviceptr)(uintptr_t)input, (size_t)problem->n, (CUdeviceptr)(uintptr_t)output, false,
-                            (CUdeviceptr)(uintptr_t)workspace, workspace_bytes, (CUstream)stream};
+    return run_shaped(plan, in->input, in->begin, in->end, output, workspace, workspace_bytes, (CUstream)stream);
+  cureduce_launch launch = {(CUdeviceptr)(uintptr_t)in->input, (size_t)problem->n, (CUdeviceptr)(uintptr_t)output,
+                            false, (CUdeviceptr)(uintptr_t)workspace, workspace_bytes, (CUstream)stream,
+                            (CUdeviceptr)(uintptr_t)in->second};
   return cureduce_plan_run(plan->context, &plan->choice, &launch);
 }
 
-static cureduce_status execute(const cureduce_plan *plan, const void *input, const int64_t *begin, const int64_t *end,
-                               void *output, void *workspace, size_t workspace_bytes, void *stream) {
+static cureduce_status execute(const cureduce_plan *plan, const execution_inputs *in, void *output, void *workspace,
+                               size_t workspace_bytes, void *stream) {
   bool pushed;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_context_enter(plan->context, &pushed));
-  cureduce_status status = execute_entered(plan, input, begin, end, output, workspace, workspace_bytes, stream);
+  cureduce_status status = execute_entered(plan, in, output, workspace, workspace_bytes, stream);
   cureduce_context_leave(plan->context, pushed);
   return status;
 }
@@ -453,12 +461,33 @@ cureduce_status cureduce_plan_execute(const cureduce_plan *plan, const void *inp
   const cureduce_problem *problem = &plan->problem;
   CUREDUCE_RETURN_ERROR_IF(problem->layout == CUREDUCE_LAYOUT_SEGMENTS, INVALID_ARGUMENT,
                            "a segments plan needs its offsets: call cureduce_plan_execute_segments()");
+  CUREDUCE_RETURN_ERROR_IF(cureduce_transform_is_pair(problem->transform), INVALID_ARGUMENT,
+                           "%s maps two inputs: call cureduce_plan_execute_pair() with y",
+                           cureduce_transform_name(problem->transform));
   if (cureduce_problem_is_shaped(problem))
     CUREDUCE_FORWARD_IF_ERROR(cureduce_check_shaped_pointers(problem, input, output));
   else
     CUREDUCE_FORWARD_IF_ERROR(cureduce_check_call_pointers(problem->op, problem->input_type, input,
                                                            (size_t)problem->n, problem->output_type, output));
-  return execute(plan, input, NULL, NULL, output, workspace, workspace_bytes, stream);
+  execution_inputs in = {.input = input};
+  return execute(plan, &in, output, workspace, workspace_bytes, stream);
+}
+
+cureduce_status cureduce_plan_execute_pair(const cureduce_plan *plan, const void *x, const void *y, void *output,
+                                           void *workspace, size_t workspace_bytes, void *stream) {
+  cureduce_error_clear();
+  CUREDUCE_RETURN_ERROR_IF(!plan, NULL_POINTER, "plan must not be NULL");
+  const cureduce_problem *problem = &plan->problem;
+  CUREDUCE_RETURN_ERROR_IF(!cureduce_transform_is_pair(problem->transform), INVALID_ARGUMENT,
+                           "cureduce_plan_execute_pair() is for maps of two inputs; this plan's transform is %s: "
+                           "cureduce_plan_execute()",
+                           cureduce_transform_name(problem->transform));
+  size_t n = (size_t)problem->n;
+  CUREDUCE_FORWARD_IF_ERROR(
+      cureduce_check_call_pointers(problem->op, problem->input_type, x, n, problem->output_type, output));
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_input_pointer("y", problem->input_type, y, n));
+  execution_inputs in = {.input = x, .second = y};
+  return execute(plan, &in, output, workspace, workspace_bytes, stream);
 }
 
 cureduce_status cureduce_plan_execute_segments(const cureduce_plan *plan, const void *input, const int64_t *begin,
@@ -471,7 +500,8 @@ cureduce_status cureduce_plan_execute_segments(const cureduce_plan *plan, const 
                            "cureduce_plan_execute_segments() is for segments plans; this one: cureduce_plan_execute()");
   CUREDUCE_FORWARD_IF_ERROR(cureduce_check_offsets(begin, end, problem->rows));
   CUREDUCE_FORWARD_IF_ERROR(cureduce_check_shaped_pointers(problem, input, output));
-  return execute(plan, input, begin, end, output, workspace, workspace_bytes, stream);
+  execution_inputs in = {.input = input, .begin = begin, .end = end};
+  return execute(plan, &in, output, workspace, workspace_bytes, stream);
 }
 
 cureduce_status cureduce_precompile(cureduce_context *context, const cureduce_problem *problems, size_t count) {

@@ -59,6 +59,7 @@ typedef struct cureduce_launch {
   CUdeviceptr workspace;      /* 0: the stream's slot */
   size_t workspace_bytes;
   CUstream stream;
+  CUdeviceptr second;         /* y of a map of two inputs (cureduce_plan_execute_pair); else 0 */
 } cureduce_launch;
 
 /* The device checks of a launch's input and output (settings.check_pointers). */

@@ -29,7 +29,7 @@ void cureduce_problem_init_segments(cureduce_problem *problem, cureduce_op op, c
 }
 
 uint64_t cureduce_problem_expression(const cureduce_problem *problem) {
-  return problem->transform == CUREDUCE_TRANSFORM_EXPRESSION && problem->expression
+  return cureduce_transform_has_expression(problem->transform) && problem->expression
              ? cureduce_expression_digest(problem->expression)
              : 0;
 }
@@ -86,9 +86,9 @@ static cureduce_status check_shape(const cureduce_problem *problem) {
 
 /* An expression where the transform is one, checked and made known to the kernel builder. */
 static cureduce_status check_expression(const cureduce_problem *problem) {
-  bool wanted = problem->transform == CUREDUCE_TRANSFORM_EXPRESSION;
+  bool wanted = cureduce_transform_has_expression(problem->transform);
   CUREDUCE_RETURN_ERROR_IF(!wanted && problem->expression, INVALID_ARGUMENT,
-                           "expression is set, but the transform is %s, not CUREDUCE_TRANSFORM_EXPRESSION",
+                           "expression is set, but the transform is %s, not an expression",
                            cureduce_transform_name(problem->transform));
   return wanted ? cureduce_expression_register(problem->expression) : CUREDUCE_STATUS_OK;
 }
@@ -100,6 +100,9 @@ cureduce_status cureduce_problem_check(const cureduce_problem *problem) {
   CUREDUCE_RETURN_ERROR_IF((unsigned)problem->layout > CUREDUCE_LAYOUT_SEGMENTS, UNSUPPORTED,
                            "layout %d is not a cureduce_layout this version knows", (int)problem->layout);
   CUREDUCE_FORWARD_IF_ERROR(check_expression(problem));
+  CUREDUCE_RETURN_ERROR_IF(cureduce_transform_is_pair(problem->transform) && cureduce_problem_is_shaped(problem),
+                           UNSUPPORTED, "%s takes two whole arrays; rows, columns and segments of pairs are not built yet",
+                           cureduce_transform_name(problem->transform));
   for (size_t i = 0; i < sizeof problem->reserved; i++)
     CUREDUCE_RETURN_ERROR_IF(problem->reserved[i] != 0, INVALID_ARGUMENT,
                              "reserved byte %zu is not zero: start from cureduce_problem_init()", i);
@@ -111,19 +114,25 @@ cureduce_status cureduce_problem_check(const cureduce_problem *problem) {
   return CUREDUCE_STATUS_OK;
 }
 
-cureduce_status cureduce_check_call_pointers(cureduce_op op, cureduce_dtype input_type, const void *input, size_t n,
-                                             cureduce_dtype output_type, const void *output) {
+cureduce_status cureduce_check_input_pointer(const char *name, cureduce_dtype input_type, const void *input, size_t n) {
   size_t element = cureduce_dtype_size(input_type);
-  CUREDUCE_RETURN_ERROR_IF(n > 0 && !input, NULL_POINTER, "input is NULL with n = %zu", n);
-  CUREDUCE_RETURN_ERROR_IF(!output, NULL_POINTER, "output must not be NULL");
+  CUREDUCE_RETURN_ERROR_IF(n > 0 && !input, NULL_POINTER, "%s is NULL with n = %zu", name, n);
   CUREDUCE_RETURN_ERROR_IF((uintptr_t)input % element != 0, MISALIGNED_POINTER,
-                           "input %p is not aligned to its %zu-byte elements", input, element);
-  size_t alignment = cureduce_result_alignment(op, output_type);
-  CUREDUCE_RETURN_ERROR_IF((uintptr_t)output % alignment != 0, MISALIGNED_POINTER,
-                           "output %p is not aligned to %zu bytes", output, alignment);
+                           "%s %p is not aligned to its %zu-byte elements", name, input, element);
   CUREDUCE_RETURN_ERROR_IF(n > (UINTPTR_MAX - (uintptr_t)input) / element, INVALID_ARGUMENT,
                            "%zu elements of %zu bytes from %p run past the end of the address space", n, element,
                            input);
+  return CUREDUCE_STATUS_OK;
+}
+
+cureduce_status cureduce_check_call_pointers(cureduce_op op, cureduce_dtype input_type, const void *input, size_t n,
+                                             cureduce_dtype output_type, const void *output) {
+  CUREDUCE_RETURN_ERROR_IF(n > 0 && !input, NULL_POINTER, "input is NULL with n = %zu", n);
+  CUREDUCE_RETURN_ERROR_IF(!output, NULL_POINTER, "output must not be NULL");
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_input_pointer("input", input_type, input, n));
+  size_t alignment = cureduce_result_alignment(op, output_type);
+  CUREDUCE_RETURN_ERROR_IF((uintptr_t)output % alignment != 0, MISALIGNED_POINTER,
+                           "output %p is not aligned to %zu bytes", output, alignment);
   return CUREDUCE_STATUS_OK;
 }
 

@@ -20,6 +20,9 @@ uint64_t cureduce_problem_expression(const cureduce_problem *problem);
  * (0 for no rows); segments: unknown here, 0. */
 uint64_t cureduce_problem_extent(const cureduce_problem *problem);
 
+/* An input's checks: NULL with elements to read, not aligned to its elements, or running past the
+ * end of the address space; `name` says which input in the message. */
+cureduce_status cureduce_check_input_pointer(const char *name, cureduce_dtype input_type, const void *input, size_t n);
 /* Checks of a call's pointers that need no device: NULL, alignment, the end of the address space
  * for `n` input elements and `results` results. */
 cureduce_status cureduce_check_call_pointers(cureduce_op op, cureduce_dtype input_type, const void *input, size_t n,

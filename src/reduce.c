@@ -56,7 +56,7 @@ cureduce_status cureduce_reduce(cureduce_context *context, cureduce_op op, cured
   bool pushed;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_context_enter(context, &pushed));
   cureduce_launch launch = {(CUdeviceptr)(uintptr_t)input, n, (CUdeviceptr)(uintptr_t)output, false, 0, 0,
-                            (CUstream)stream};
+                            (CUstream)stream, 0};
   cureduce_status status = reduce_current(context, op, input_type, output_type, &launch);
   cureduce_context_leave(context, pushed);
   return status;
@@ -70,7 +70,7 @@ static cureduce_status reduce_through_cell(cureduce_context *context, cureduce_o
   CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_refuse_capture(context, stream, "cureduce_reduce_to_host synchronizes"));
   unsigned cell;
   CUdeviceptr address = cureduce_workspace_claim_cell(&context->workspace, &cell);
-  cureduce_launch launch = {(CUdeviceptr)(uintptr_t)input, n, address, true, 0, 0, stream};
+  cureduce_launch launch = {(CUdeviceptr)(uintptr_t)input, n, address, true, 0, 0, stream, 0};
   cureduce_value value = {.index = -1};
   cureduce_status status = reduce_current(context, op, input_type, output_type, &launch);
   if (status == CUREDUCE_STATUS_OK)

@@ -42,14 +42,16 @@ static void write_shape_defines(cureduce_strbuf *out, const cureduce_spec *spec)
 }
 
 /* The caller's map, before the templates (common.cuh's transform calls it): the expression as
- * written, its lines numbered as its own in NVRTC's messages. false when the digest is unknown. */
+ * written, over x (and y for a pair), its lines numbered as its own in NVRTC's messages. false when
+ * the digest is unknown. */
 static bool write_user_map(cureduce_strbuf *out, const cureduce_spec *spec) {
   const char *text = cureduce_expression_find(spec->expression);
   if (!text)
     return false;
   const char *type = spec->input == CUREDUCE_F64 ? "double" : "float";
-  cureduce_strbuf_printf(out, "__device__ __forceinline__ %s cureduce_user_map(%s x) {\n  return (%s)(\n", type, type,
-                         type);
+  bool pair = cureduce_transform_is_pair((cureduce_transform)spec->transform);
+  cureduce_strbuf_printf(out, "__device__ __forceinline__ %s cureduce_user_map(%s x%s%s%s) {\n  return (%s)(\n", type,
+                         type, pair ? ", " : "", pair ? type : "", pair ? " y" : "", type);
   cureduce_strbuf_printf(out, "#line 1 \"expression\"\n%s\n);\n}\n", text);
   return true;
 }
@@ -120,7 +122,7 @@ cureduce_status cureduce_source_generate(const cureduce_spec *spec, const curedu
                            "#define CUREDUCE_EXACT_PRECISION %d\n#define CUREDUCE_EXACT_LOWEST (%d)\n",
                            layout.base, layout.digits, format.precision, format.lowest);
   }
-  if (spec->transform == CUREDUCE_TRANSFORM_EXPRESSION && !write_user_map(&out, spec)) {
+  if (cureduce_transform_has_expression((cureduce_transform)spec->transform) && !write_user_map(&out, spec)) {
     free(cureduce_strbuf_take(&out));
     return CUREDUCE_FAIL(INVALID_SPEC,
                          "the spec's expression %016llx is not one this process has seen: make a plan for a problem "

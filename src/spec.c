@@ -109,8 +109,9 @@ cureduce_status cureduce_spec_validate_kernel(const cureduce_spec *spec) {
                            INVALID_SPEC, "unknown type %u or %u", spec->input, spec->output);
   CUREDUCE_RETURN_ERROR_IF(spec->unused[0] || spec->unused[1] || spec->unused[2], INVALID_SPEC,
                            "a spec's unused bytes must be zero");
-  CUREDUCE_RETURN_ERROR_IF((spec->transform == CUREDUCE_TRANSFORM_EXPRESSION) != (spec->expression != 0), INVALID_SPEC,
-                           "an expression's digest goes with the expression transform, and only with it");
+  CUREDUCE_RETURN_ERROR_IF(cureduce_transform_has_expression((cureduce_transform)spec->transform) !=
+                               (spec->expression != 0),
+                           INVALID_SPEC, "an expression's digest goes with an expression transform, and only with it");
   CUREDUCE_RETURN_ERROR_IF(cureduce_check_transform_types(spec->op, spec->transform, spec->input, spec->output) !=
                                CUREDUCE_STATUS_OK,
                            INVALID_SPEC, "%s of %s(%s) cannot give %s", cureduce_op_name(spec->op),
@@ -119,6 +120,10 @@ cureduce_status cureduce_spec_validate_kernel(const cureduce_spec *spec) {
                            cureduce_dtype_name(spec->input), cureduce_dtype_name(spec->output));
   CUREDUCE_RETURN_ERROR_IF(spec->strategy >= CUREDUCE_STRATEGY_COUNT, INVALID_SPEC, "unknown strategy %u",
                            spec->strategy);
+  CUREDUCE_RETURN_ERROR_IF(cureduce_transform_is_pair((cureduce_transform)spec->transform) &&
+                               spec->strategy != CUREDUCE_STRATEGY_SINGLE_PASS,
+                           INVALID_SPEC, "%s, a map of two inputs, is single_pass's alone",
+                           cureduce_transform_name((cureduce_transform)spec->transform));
   CUREDUCE_RETURN_ERROR_IF(spec->block < 32 || spec->block > 1024 || spec->block % 32, INVALID_SPEC,
                            "block %u is not a multiple of 32 from 32 to 1024", spec->block);
   CUREDUCE_RETURN_ERROR_IF(spec->unroll < 1 || spec->unroll > 16, INVALID_SPEC,
@@ -169,7 +174,7 @@ void cureduce_spec_format(const cureduce_spec *spec, char text[CUREDUCE_SPEC_TEX
   const char *strategy = cureduce_strategy_name(spec->strategy);
   const char *transform = cureduce_transform_name(spec->transform);
   char mapped[48]; /* the input, inside its transform's name when it has one */
-  if (spec->transform == CUREDUCE_TRANSFORM_EXPRESSION)
+  if (cureduce_transform_has_expression((cureduce_transform)spec->transform))
     snprintf(mapped, sizeof mapped, "%s.%016llx(%s)", transform, (unsigned long long)spec->expression,
              input ? input : "?");
   else if (spec->transform)
@@ -218,7 +223,7 @@ static int parse_transform(char *input, uint64_t *expression) {
   }
   int transform = cureduce_transform_from_name(input);
   memmove(input, open + 1, length - 1);
-  if ((transform == CUREDUCE_TRANSFORM_EXPRESSION) != (dot != NULL))
+  if (cureduce_transform_has_expression((cureduce_transform)transform) != (dot != NULL))
     return -1; /* a digest is an expression's, and an expression needs one */
   return transform == CUREDUCE_TRANSFORM_NONE ? -1 : transform; /* none is written without one */
 }

@@ -262,6 +262,15 @@ cureduce_status cureduce_tune_compile(const cureduce_tune_job *jobs, size_t job_
   return compile_parts(specs, count, arch, disk, logger, threads, progress);
 }
 
+cureduce_status cureduce_compile_specs(const cureduce_spec *specs, size_t count, int arch, cureduce_diskcache *disk,
+                                      const cureduce_logger *logger, int threads) {
+  cureduce_spec *parts = malloc(count ? count * sizeof *parts : 1);
+  size_t part_count = 0;
+  for (size_t i = 0; parts && i < count; i++)
+    add_kernel_part(parts, &part_count, &specs[i]);
+  return compile_parts(parts, part_count, arch, disk, logger, threads, NULL);
+}
+
 static cureduce_status check_shapes(const cureduce_tune_shape *shapes, size_t count);
 
 cureduce_status cureduce_tune_compile_shapes(const cureduce_tune_shape *shapes, size_t shape_count, bool quick,
@@ -343,7 +352,7 @@ static cureduce_status launch_once(bench_state *b, const cureduce_spec *spec, CU
   const cureduce_problem *problem = t->problem;
   if (!cureduce_problem_is_shaped(problem))
     return cureduce_launch_single_pass(c->driver, spec, kernel, t->grid, b->input, (size_t)problem->n, b->output,
-                                       b->workspace, b->stream);
+                                       b->workspace, 0, b->stream);
   cureduce_shape_argument shape = {problem->rows, problem->cols, problem->leading_dimension, b->begin, b->end};
   return cureduce_launch_shaped(c->driver, spec, kernel, &t->shaped, b->input, &shape, b->output, b->workspace,
                                 b->stream);
@@ -652,6 +661,10 @@ static cureduce_status check_shapes(const cureduce_tune_shape *shapes, size_t co
   for (size_t i = 0; i < count; i++) {
     const cureduce_problem *p = &shapes[i].problem;
     CUREDUCE_FORWARD_IF_ERROR(cureduce_problem_check(p));
+    CUREDUCE_RETURN_ERROR_IF(cureduce_transform_is_pair(p->transform), UNSUPPORTED,
+                             "shape %zu: %s maps two inputs, which the tuner does not time yet (its plans take the "
+                             "heuristic configuration)",
+                             i, cureduce_transform_name(p->transform));
     bool segments = p->layout == CUREDUCE_LAYOUT_SEGMENTS;
     CUREDUCE_RETURN_ERROR_IF(segments != (shapes[i].segment_length > 0) || cureduce_problem_results(p) == 0 ||
                                  shape_elements(&shapes[i]) == 0,

@@ -65,6 +65,13 @@ size_t cureduce_tune_space(const cureduce_tune_job *job, const cureduce_device_i
 size_t cureduce_tune_candidates(const cureduce_tune_job *job, const cureduce_bucket_points *points,
                                 const cureduce_device_info *device, bool quick, cureduce_spec *out, size_t max);
 
+/* The kernels of `specs` (each once), compiled for sm_arch into the disk cache with `threads`
+ * compilers at once: the GPU suites compile a sweep's kernels ahead with it, so that its plans
+ * load them from the cache rather than compile one at a time. An expression's text must have been
+ * registered (cureduce_problem_check). */
+cureduce_status cureduce_compile_specs(const cureduce_spec *specs, size_t count, int arch, cureduce_diskcache *disk,
+                                      const cureduce_logger *logger, int threads);
+
 /* Every kernel the tuner could pick for the jobs, compiled for sm_arch into the disk cache with
  * `threads` compilers at once: what --offline does, and the tuner's first step. */
 cureduce_status cureduce_tune_compile(const cureduce_tune_job *jobs, size_t job_count, bool quick, int arch,

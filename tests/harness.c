@@ -10,6 +10,7 @@
 
 #include "context.h"
 #include "harness.h"
+#include "tune.h"
 
 /* ---- running ----------------------------------------------------------------------------------- */
 
@@ -81,6 +82,14 @@ void harness_gpu_close(harness_gpu *gpu) {
   gpu->cu->cuCtxPopCurrent(&popped);
   cureduce_context_destroy(gpu->context);
   gpu->context = NULL;
+}
+
+void harness_compile_ahead(const harness_gpu *gpu, const cureduce_spec *specs, size_t count) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  cureduce_context *c = gpu->context;
+  ck_assert_msg(cureduce_compile_specs(specs, count, c->info.arch, &c->disk, &c->logger, cpus > 1 ? (int)cpus : 1) ==
+                    CUREDUCE_STATUS_OK,
+                "%s", cureduce_last_error_detail());
 }
 
 CUdeviceptr harness_device_alloc(const harness_gpu *gpu, size_t bytes) {

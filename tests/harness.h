@@ -33,6 +33,11 @@ cureduce_context *harness_context_in(const char *cache_dir, cureduce_tuning tuni
 /* Device memory helpers that fail the test on any driver error. An upload has reached the
  * device when it returns, so that any stream may read it. */
 CUdeviceptr harness_device_alloc(const harness_gpu *gpu, size_t bytes);
+/* Compiles the kernels of a sweep's specs into the context's disk cache with a compiler per CPU
+ * (cureduce_compile_specs): the sweep's plans then load them. Fails the test if one does not
+ * compile. */
+#include "spec.h"
+void harness_compile_ahead(const harness_gpu *gpu, const cureduce_spec *specs, size_t count);
 void harness_upload(const harness_gpu *gpu, CUdeviceptr to, const void *from, size_t bytes);
 void harness_download(const harness_gpu *gpu, void *to, CUdeviceptr from, size_t bytes);
 

@@ -299,6 +299,11 @@ START_TEST(test_transform_types) {
       {CUREDUCE_OP_NORM2, CUREDUCE_TRANSFORM_NONE, CUREDUCE_I32, CUREDUCE_F64, CUREDUCE_STATUS_UNSUPPORTED},
       {CUREDUCE_OP_NORM2, CUREDUCE_TRANSFORM_ABS, CUREDUCE_F64, CUREDUCE_F64, CUREDUCE_STATUS_OK},
       {CUREDUCE_OP_NORM2, CUREDUCE_TRANSFORM_NONZERO, CUREDUCE_F32, CUREDUCE_F64, CUREDUCE_STATUS_UNSUPPORTED},
+      {CUREDUCE_OP_SUM, CUREDUCE_TRANSFORM_PRODUCT, CUREDUCE_BF16, CUREDUCE_F32, CUREDUCE_STATUS_OK}, /* dot, in f32 */
+      {CUREDUCE_OP_SUM, CUREDUCE_TRANSFORM_PRODUCT, CUREDUCE_F64, CUREDUCE_F64, CUREDUCE_STATUS_OK},
+      {CUREDUCE_OP_SUM, CUREDUCE_TRANSFORM_PRODUCT, CUREDUCE_I32, CUREDUCE_I64, CUREDUCE_STATUS_UNSUPPORTED},
+      {CUREDUCE_OP_EXACT_SUM, CUREDUCE_TRANSFORM_PRODUCT, CUREDUCE_F32, CUREDUCE_F32, CUREDUCE_STATUS_UNSUPPORTED},
+      {CUREDUCE_OP_ARGMAX, CUREDUCE_TRANSFORM_PAIR_EXPRESSION, CUREDUCE_F16, CUREDUCE_F32, CUREDUCE_STATUS_OK},
   };
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
     cureduce_status got =
@@ -319,6 +324,18 @@ START_TEST(test_transform_types) {
   ck_assert(cureduce_plan_create(&plan, NULL, &problem, NULL) == CUREDUCE_STATUS_UNSUPPORTED);
   problem.transform = CUREDUCE_TRANSFORM_NONZERO;
   ck_assert(cureduce_plan_create(&plan, NULL, &problem, NULL) == CUREDUCE_STATUS_NULL_POINTER); /* only the context */
+  /* Maps of two inputs take whole arrays, and cureduce_plan_execute_pair. */
+  cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 4, 4, 4);
+  problem.transform = CUREDUCE_TRANSFORM_PRODUCT;
+  ck_assert(cureduce_plan_create(&plan, NULL, &problem, NULL) == CUREDUCE_STATUS_UNSUPPORTED);
+  ck_assert(strstr(cureduce_last_error_detail(), "product takes two whole arrays"));
+  cureduce_problem_init(&problem, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 4);
+  problem.transform = CUREDUCE_TRANSFORM_PRODUCT;
+  ck_assert(cureduce_plan_create(&plan, NULL, &problem, NULL) == CUREDUCE_STATUS_NULL_POINTER); /* only the context */
+  float x[4];
+  ck_assert(cureduce_plan_execute_pair(NULL, x, x, x, NULL, 0, NULL) == CUREDUCE_STATUS_NULL_POINTER);
+  ck_assert(cureduce_tune_problems(NULL, &problem, 1, 0, 1) == CUREDUCE_STATUS_UNSUPPORTED); /* not timed yet */
+  ck_assert(strstr(cureduce_last_error_detail(), "maps two inputs"));
   ck_assert_ptr_null(plan);
 }
 END_TEST

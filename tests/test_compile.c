@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include "compiler.h"
@@ -16,6 +17,7 @@
 #include "templates.h"
 #include "shape.h"
 #include "spec.h"
+#include "tune.h"
 
 static int tested_arch;
 static const cureduce_logger quiet = {CUREDUCE_LOG_WARN, NULL, NULL};
@@ -124,21 +126,26 @@ START_TEST(test_every_transformed_kernel_compiles) {
       {.layout = CUREDUCE_LAYOUT_SEGMENTS, .rows = 1 << 16},
       {.layout = CUREDUCE_LAYOUT_COLUMNS, .rows = 1 << 20, .cols = 3, .leading_dimension = 3},
       {.layout = CUREDUCE_LAYOUT_COLUMNS, .rows = 64, .cols = 1 << 16, .leading_dimension = 1 << 16}};
-  /* A user map: one that calls a built-in math function of either float type. */
-  const char *expression = transform == CUREDUCE_TRANSFORM_EXPRESSION ? "x * x - fabs(x) / 3" : NULL;
+  /* A user map: one that calls a built-in math function of either float type (of x and y for a pair). */
+  bool pair = cureduce_transform_is_pair(transform);
+  const char *expression = transform == CUREDUCE_TRANSFORM_EXPRESSION        ? "x * x - fabs(x) / 3"
+                           : transform == CUREDUCE_TRANSFORM_PAIR_EXPRESSION ? "x * y - fabs(x - y) / 3"
+                                                                             : NULL;
   cureduce_diskcache memory_only;
   cureduce_diskcache_open(&memory_only, NULL, &quiet);
   for (int input = CUREDUCE_F16; input <= CUREDUCE_F64; input++)
     for (int op = 0; op < CUREDUCE_OP_COUNT; op++) {
+      if (pair && input != CUREDUCE_F16 && input != CUREDUCE_F64)
+        continue; /* pairs: the loader of a 2-byte and of an 8-byte type; the map is the float one */
       cureduce_problem problem;
       cureduce_problem_init(&problem, (cureduce_op)op, (cureduce_dtype)input, (cureduce_dtype)input, 1);
       problem.transform = transform, problem.expression = expression;
-      if (expression && op == CUREDUCE_OP_SUM)
+      if (expression && op == CUREDUCE_OP_SUM && input == CUREDUCE_F16)
         ck_assert(cureduce_problem_check(&problem) == CUREDUCE_STATUS_OK); /* registers the text */
       for (int output = 0; output < CUREDUCE_DTYPE_COUNT; output++) {
         if (cureduce_check_transform_types((cureduce_op)op, transform, (cureduce_dtype)input, (cureduce_dtype)output) !=
                 CUREDUCE_STATUS_OK ||
-            (op > CUREDUCE_OP_NORM2 && input != CUREDUCE_F32)) /* the moments and logsumexp: f32's map suffices */
+            (op > CUREDUCE_OP_NORM2 && input != (pair ? CUREDUCE_F64 : CUREDUCE_F32))) /* the moments, logsumexp: one type's */
           continue;
         cureduce_spec spec = cureduce_spec_heuristic((cureduce_op)op, (cureduce_dtype)input, (cureduce_dtype)output, 2048);
         spec.transform = (uint8_t)transform, spec.expression = cureduce_problem_expression(&problem);
@@ -146,8 +153,8 @@ START_TEST(test_every_transformed_kernel_compiles) {
       }
       bool shaped_type = transform == CUREDUCE_TRANSFORM_ABS ? input == CUREDUCE_BF16 || input == CUREDUCE_F64
                                                               : input == CUREDUCE_F16;
-      if ((op != CUREDUCE_OP_SUM && op != CUREDUCE_OP_MAX && op != CUREDUCE_OP_ARGMAX) || !shaped_type)
-        continue;
+      if ((op != CUREDUCE_OP_SUM && op != CUREDUCE_OP_MAX && op != CUREDUCE_OP_ARGMAX) || !shaped_type || pair)
+        continue; /* pairs take whole arrays */
       for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         cureduce_problem shaped = shapes[i];
         shaped.op = (cureduce_op)op, shaped.transform = transform, shaped.expression = expression;
@@ -180,6 +187,32 @@ START_TEST(test_expression_error_shows_log_and_source) {
                     strstr(detail, "  undefined_name * 2"),
                 "detail: %.3000s", detail);
   cureduce_diskcache_close(&memory_only);
+}
+END_TEST
+
+/* cureduce_compile_specs, the GPU suites' compiles ahead: each kernel once into the disk cache
+ * (specs that differ only in launch fields share one), with two compilers at once. */
+START_TEST(test_specs_compile_ahead_into_the_disk_cache) {
+  char *dir = harness_temporary_folder(), kernels[512];
+  ck_assert_ptr_nonnull(dir);
+  cureduce_diskcache disk;
+  cureduce_diskcache_open(&disk, dir, &quiet);
+  cureduce_spec specs[3] = {cureduce_spec_heuristic(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 2048),
+                            cureduce_spec_heuristic(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 2048),
+                            cureduce_spec_heuristic(CUREDUCE_OP_VARIANCE, CUREDUCE_F64, CUREDUCE_F64, 2048)};
+  specs[1].blocks_per_sm = 3;
+  ck_assert_msg(cureduce_compile_specs(specs, 3, tested_arch, &disk, &quiet, 2) == CUREDUCE_STATUS_OK, "%s",
+                cureduce_last_error_detail());
+  snprintf(kernels, sizeof kernels, "%s/kernels", dir);
+  DIR *folder = opendir(kernels);
+  ck_assert_ptr_nonnull(folder);
+  int entries = 0;
+  for (struct dirent *item; (item = readdir(folder));)
+    entries += item->d_name[0] != '.';
+  closedir(folder);
+  ck_assert_int_eq(entries, 2);
+  cureduce_diskcache_close(&disk);
+  ck_assert(harness_remove_tree(dir));
 }
 END_TEST
 
@@ -241,6 +274,7 @@ int main(int argc, char **argv) {
   tcase_add_loop_test(compile, test_every_transformed_kernel_compiles, CUREDUCE_TRANSFORM_NONE + 1,
                       CUREDUCE_TRANSFORM_COUNT);
   tcase_add_loop_test(compile, test_every_ladder_rung_compiles, CUREDUCE_STRATEGY_RUNG0, CUREDUCE_STRATEGY_COUNT);
+  tcase_add_test(compile, test_specs_compile_ahead_into_the_disk_cache);
   tcase_add_test(compile, test_compile_error_shows_log_and_source);
   tcase_add_test(compile, test_expression_error_shows_log_and_source);
   suite_add_tcase(suite, compile);

@@ -243,6 +243,7 @@ START_TEST(test_every_tunable_spec) {
     cureduce_spec specs[64];
     size_t count = cureduce_tune_space(&job, &gpu.context->info, false, specs, 64);
     ck_assert(count > 1);
+    harness_compile_ahead(&gpu, specs, count);
     for (size_t i = 0; i < count; i++) {
       r.spec = specs[i];
       check_reducer(&gpu, &r, op);

@@ -252,6 +252,7 @@ static int pinned_specs(const cureduce_problem *p, bool space, char texts[max_pi
   }
   for (int i = 0; i < count; i++)
     cureduce_spec_format(&variants[i], texts[i]);
+  harness_compile_ahead(shared_gpu, variants, (size_t)count);
   return count;
 }
 

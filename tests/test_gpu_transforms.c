@@ -1,5 +1,6 @@
 /* The fused computations of one float input type (argv[1]) against the host reference: the
- * transforms (abs, square, nonzero, user expressions: "x * x" and a predicate), norm2, and the
+ * transforms (abs, square, nonzero, user expressions: "x * x" and a predicate; of two inputs: the
+ * product, whose sum is the dot product, and a distance, test_pairs), norm2, and the
  * statistics (mean, variances, standard deviations, logsumexp: test_statistics and its planted
  * cases: a mean of 1e8, values near +-1e4, NaN, infinities).
  * Every operation a transform takes and each output type it allows, on whole arrays (1 to 2^20 + 3
@@ -54,7 +55,31 @@ static void fill(cureduce_op op, cureduce_transform transform, bool rounding, vo
 static const char *const square_text = "x * x";
 static const char *predicate_text(void) { return tested_type == CUREDUCE_F64 ? "x > 0.5 ? 1.0 : 0.0" : "x > 0.5f ? 1.0f : 0.0f"; }
 
-static void map_on_host(const cureduce_problem *p, const void *data, size_t n, void *mapped) {
+/* The maps of two inputs tested: the product (the dot product's) and a user map of both, the
+ * distance |x - y|, in the float accumulator type as the kernel computes them (one rounding). */
+static const char *const distance_text = "fabs(x - y)";
+
+static void map_pair_on_host(const cureduce_problem *p, const void *x, const void *y, size_t n, void *mapped) {
+  if (p->transform == CUREDUCE_TRANSFORM_PRODUCT) {
+    cureduce_ref_map_product(p->input_type, x, y, n, mapped);
+    return;
+  }
+  ck_assert_str_eq(p->expression, distance_text);
+  for (size_t i = 0; i < n; i++) {
+    double a = cureduce_ref_float_at(p->input_type, x, i), b = cureduce_ref_float_at(p->input_type, y, i);
+    if (p->input_type == CUREDUCE_F64)
+      ((double *)mapped)[i] = fabs(a - b);
+    else
+      ((float *)mapped)[i] = fabsf((float)a - (float)b);
+  }
+}
+
+/* data's elements mapped; `second`, y, for a map of two inputs (else NULL). */
+static void map_on_host(const cureduce_problem *p, const void *data, const void *second, size_t n, void *mapped) {
+  if (second) {
+    map_pair_on_host(p, data, second, n, mapped);
+    return;
+  }
   if (p->transform != CUREDUCE_TRANSFORM_EXPRESSION) {
     cureduce_ref_map(p->transform, p->input_type, data, n, mapped);
     return;
@@ -96,15 +121,15 @@ static cureduce_ref_result empty_result(cureduce_op op, cureduce_dtype mapped, c
 }
 
 /* The expected result of `length` input elements. */
-static cureduce_ref_result expected_of(const cureduce_problem *p, const unsigned char *elements, size_t length,
-                                       bool rounding, unsigned depth) {
+static cureduce_ref_result expected_of(const cureduce_problem *p, const unsigned char *elements,
+                                       const unsigned char *second, size_t length, bool rounding, unsigned depth) {
   cureduce_dtype mapped = cureduce_ref_mapped_type(p->transform, p->input_type), accumulator;
   ck_assert(cureduce_accumulator_type(p->op, mapped, &accumulator) == CUREDUCE_STATUS_OK);
   if (length == 0)
     return empty_result(p->op, mapped, accumulator, p->output_type);
   unsigned char *values = malloc(length * 8);
   ck_assert(values);
-  map_on_host(p, elements, length, values);
+  map_on_host(p, elements, second, length, values);
   cureduce_ref_result r = rounding && p->op == CUREDUCE_OP_SUM
                              ? cureduce_ref_expected_sum(mapped, accumulator, values, length, depth + 1)
                              : cureduce_ref_expected_within(p->op, mapped, accumulator, values, length, depth);
@@ -140,6 +165,8 @@ typedef struct run {
   CUdeviceptr input;         /* element 0 */
   const unsigned char *host; /* the same on the host */
   const int64_t *begin, *end; /* segments, on the host; on the device at offsets_buffer */
+  CUdeviceptr second;         /* a map of two inputs: y, contiguous */
+  const unsigned char *host_second;
   bool rounding;
   cureduce_plan_origin expected_origin; /* checked when not pinned */
 } run;
@@ -176,9 +203,12 @@ static void execute_and_check(const run *r) {
   const void *in = (const void *)(uintptr_t)r->input;
   void *out = (void *)(uintptr_t)output_buffer;
   const int64_t *begin = (const int64_t *)(uintptr_t)offsets_buffer, *end = begin + max_segments;
-  cureduce_status status = p->layout == CUREDUCE_LAYOUT_SEGMENTS
-                               ? cureduce_plan_execute_segments(plan, in, begin, end, out, workspace, scratch_bytes, NULL)
-                               : cureduce_plan_execute(plan, in, out, workspace, scratch_bytes, NULL);
+  cureduce_status status =
+      p->layout == CUREDUCE_LAYOUT_SEGMENTS
+          ? cureduce_plan_execute_segments(plan, in, begin, end, out, workspace, scratch_bytes, NULL)
+      : r->second ? cureduce_plan_execute_pair(plan, in, (const void *)(uintptr_t)r->second, out, workspace, scratch_bytes,
+                                               NULL)
+                  : cureduce_plan_execute(plan, in, out, workspace, scratch_bytes, NULL);
   ck_assert_msg(status == CUREDUCE_STATUS_OK, "%s: %s", info.spec, cureduce_last_error_detail());
   unsigned char *got = malloc(bytes + guard_bytes), *elements = malloc(max_elements * 8);
   ck_assert(got && elements);
@@ -187,7 +217,8 @@ static void execute_and_check(const run *r) {
     ck_assert_msg(got[b] == poison_byte, "%s wrote past its %zu result bytes", info.spec, bytes);
   for (uint64_t i = 0; i < cureduce_problem_results(p); i++) {
     size_t length = gather(p, r->host, r->begin, r->end, i, elements);
-    cureduce_ref_result expected = expected_of(p, elements, length, r->rounding, depth_of(p, &info, length));
+    cureduce_ref_result expected =
+        expected_of(p, elements, r->host_second, length, r->rounding, depth_of(p, &info, length));
     cureduce_value value = {.index = -1};
     memcpy(&value, got + i * result_bytes, result_bytes);
     char why[256];
@@ -202,8 +233,9 @@ static void execute_and_check(const run *r) {
   cureduce_plan_destroy(plan);
 }
 
-/* The run with each of the specs pinned in turn. */
+/* The run with each of the specs pinned in turn, their kernels compiled ahead, all at once. */
 static void run_pinned(run r, const cureduce_spec *specs, size_t count) {
+  harness_compile_ahead(&gpu, specs, count);
   for (size_t i = 0; i < count; i++) {
     char text[CUREDUCE_SPEC_TEXT_MAX];
     cureduce_spec_format(&specs[i], text);
@@ -396,7 +428,7 @@ START_TEST(test_norm2) {
         run r = {.problem = problem, .input = input_buffer + offset * element, .host = data,
                  .expected_origin = CUREDUCE_PLAN_HEURISTIC};
         execute_and_check(&r);
-        cureduce_ref_result expected = expected_of(&problem, data, n, false, 0);
+        cureduce_ref_result expected = expected_of(&problem, data, NULL, n, false, 0);
         ck_assert(gpu.cu->cuMemsetD8(output_buffer, poison_byte, 16) == CUDA_SUCCESS);
         ck_assert_msg(cureduce_reduce(gpu.context, CUREDUCE_OP_NORM2, tested_type, (const void *)(uintptr_t)r.input, n,
                                       outputs[o], (void *)(uintptr_t)output_buffer, NULL) == CUREDUCE_STATUS_OK,
@@ -587,7 +619,7 @@ END_TEST
 static void check_shortcut(cureduce_op op, cureduce_dtype output, const unsigned char *data, size_t n, size_t offset) {
   cureduce_problem problem;
   cureduce_problem_init(&problem, op, tested_type, output, n);
-  cureduce_ref_result expected = expected_of(&problem, data, n, false, (unsigned)n); /* its plan unseen */
+  cureduce_ref_result expected = expected_of(&problem, data, NULL, n, false, (unsigned)n); /* its plan unseen */
   cureduce_value got;
   memset(&got, poison_byte, sizeof got);
   ck_assert_msg(cureduce_reduce_to_host(gpu.context, op, tested_type,
@@ -664,6 +696,101 @@ START_TEST(test_statistics) {
 }
 END_TEST
 
+/* ---- maps of two inputs: the dot product and a distance ------------------------------------------ */
+
+/* Loop index: the transform, product or pair_expression (the distance |x - y|). Whole arrays of 1,
+ * 1001 and 2^20 + 3 elements, y at x's alignment and one element off it (read element by element),
+ * for sum, max, argmax and the sample standard deviation, each output type, through the heuristic's
+ * plan; the sum (the dot product) into f32 also through every spec the tuner may pick; data that
+ * rounds besides, and for the product data whose products cancel in pairs (x_i y_i = -x_(i-1) y_(i-1)
+ * (1 + t), |t| < 2^-12), so that the dot product is a small remainder of large terms, checked within
+ * gamma(d + 1) sum|x_i y_i|. */
+START_TEST(test_pairs) {
+  cureduce_transform transform = (cureduce_transform)_i;
+  static const size_t sizes[] = {1, 1001, (1 << 20) + 3};
+  static const cureduce_op ops[] = {CUREDUCE_OP_SUM, CUREDUCE_OP_MAX, CUREDUCE_OP_ARGMAX, CUREDUCE_OP_SAMPLE_STD};
+  size_t element = cureduce_dtype_size(tested_type);
+  unsigned char *x = malloc(max_elements * element), *y = malloc(max_elements * element);
+  ck_assert(x && y);
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+    for (int kind = 0; kind < 3; kind++) { /* exact grid, rounding, cancelling */
+      size_t n = sizes[s];
+      if (kind == 0) {
+        cureduce_ref_fill(CUREDUCE_OP_SUM, tested_type, x, n);
+        cureduce_ref_fill(CUREDUCE_OP_SUM, tested_type, y, n + 1);
+      } else {
+        cureduce_ref_fill_rounding(tested_type, x, n);
+        cureduce_ref_fill_rounding(tested_type, y, n + 1);
+      }
+      if (kind == 2) /* x_i y_i = -x_(i-1) y_(i-1) (1 + t), |t| < 2^-12: the pairs cancel */
+        for (size_t i = 1; i < n; i += 2) {
+          double before = cureduce_ref_float_at(tested_type, x, i - 1) * cureduce_ref_float_at(tested_type, y, i - 1);
+          cureduce_ref_put_float(tested_type, y, i,
+                                 -before * (1 + ldexp(cureduce_ref_random_unit(), -12)) /
+                                     cureduce_ref_float_at(tested_type, x, i));
+        }
+      /* y at x's alignment (both at the buffers' starts), and one element further on */
+      harness_upload(&gpu, input_buffer, x, n * element);
+      harness_upload(&gpu, input_buffer + max_elements * element, y, (n + 1) * element);
+      for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+        if (kind == 2 && ops[o] != CUREDUCE_OP_SUM)
+          continue;
+        cureduce_dtype outputs[2];
+        int output_count = outputs_of(ops[o], transform, outputs);
+        for (int out = 0; out < output_count; out++)
+          for (int shifted = 0; shifted < 2; shifted++) {
+            cureduce_problem problem;
+            cureduce_problem_init(&problem, ops[o], tested_type, outputs[out], n);
+            problem.transform = transform;
+            problem.expression = transform == CUREDUCE_TRANSFORM_PAIR_EXPRESSION ? distance_text : NULL;
+            run r = {.problem = problem, .input = input_buffer, .host = x,
+                     .second = input_buffer + (max_elements + shifted) * element, .host_second = y + shifted * element,
+                     .rounding = kind > 0, .expected_origin = CUREDUCE_PLAN_HEURISTIC};
+            execute_and_check(&r);
+            if (ops[o] != CUREDUCE_OP_SUM || s + 1 != sizeof sizes / sizeof sizes[0] || out != output_count - 1 ||
+                kind != 1 || shifted)
+              continue;
+            cureduce_tune_job job = {.op = ops[o], .input = tested_type, .output = outputs[out], .transform = transform,
+                                     .expression = cureduce_problem_expression(&problem)};
+            cureduce_spec specs[64];
+            run_pinned(r, specs, cureduce_tune_space(&job, &gpu.context->info, false, specs, 64));
+          }
+      }
+    }
+  free(x);
+  free(y);
+}
+END_TEST
+
+/* A pair plan's calls: cureduce_plan_execute refuses it, cureduce_plan_execute_pair checks y (NULL,
+ * misaligned) and refuses a plan of one input; nothing is written. */
+START_TEST(test_pair_calls) {
+  cureduce_problem problem;
+  cureduce_problem_init(&problem, CUREDUCE_OP_SUM, tested_type, tested_type, 1000);
+  problem.transform = CUREDUCE_TRANSFORM_PRODUCT;
+  cureduce_plan *pair, *single;
+  ck_assert(cureduce_plan_create(&pair, gpu.context, &problem, NULL) == CUREDUCE_STATUS_OK);
+  problem.transform = CUREDUCE_TRANSFORM_NONE;
+  ck_assert(cureduce_plan_create(&single, gpu.context, &problem, NULL) == CUREDUCE_STATUS_OK);
+  const void *x = (const void *)(uintptr_t)input_buffer;
+  void *out = (void *)(uintptr_t)output_buffer;
+  ck_assert(gpu.cu->cuMemsetD8(output_buffer, poison_byte, 16) == CUDA_SUCCESS);
+  ck_assert_int_eq(cureduce_plan_execute(pair, x, out, NULL, 0, NULL), CUREDUCE_STATUS_INVALID_ARGUMENT);
+  ck_assert(strstr(cureduce_last_error_detail(), "cureduce_plan_execute_pair"));
+  ck_assert_int_eq(cureduce_plan_execute_pair(pair, x, NULL, out, NULL, 0, NULL), CUREDUCE_STATUS_NULL_POINTER);
+  ck_assert(strstr(cureduce_last_error_detail(), "y is NULL"));
+  ck_assert_int_eq(cureduce_plan_execute_pair(pair, x, (const char *)x + 1, out, NULL, 0, NULL),
+                   CUREDUCE_STATUS_MISALIGNED_POINTER);
+  ck_assert_int_eq(cureduce_plan_execute_pair(single, x, x, out, NULL, 0, NULL), CUREDUCE_STATUS_INVALID_ARGUMENT);
+  unsigned char got[16];
+  harness_download(&gpu, got, output_buffer, sizeof got);
+  for (size_t i = 0; i < sizeof got; i++)
+    ck_assert_int_eq(got[i], poison_byte);
+  cureduce_plan_destroy(pair);
+  cureduce_plan_destroy(single);
+}
+END_TEST
+
 /* Unit noise: the sum of four uniforms in [-sqrt(3), sqrt(3)), centred, of variance 4. */
 static double noise(void) {
   double total = 0;
@@ -735,6 +862,8 @@ int main(int argc, char **argv) {
   tcase_add_test(transforms, test_norm2);
   tcase_add_loop_test(transforms, test_statistics, CUREDUCE_OP_MEAN, CUREDUCE_OP_LOGSUMEXP + 1);
   tcase_add_test(transforms, test_statistics_planted);
+  tcase_add_loop_test(transforms, test_pairs, CUREDUCE_TRANSFORM_PRODUCT, CUREDUCE_TRANSFORM_PAIR_EXPRESSION + 1);
+  tcase_add_test(transforms, test_pair_calls);
   tcase_add_test(transforms, test_planted_semantics);
   tcase_add_test(transforms, test_expression_matches_builtin);
   tcase_add_test(transforms, test_expression_compile_error);

@@ -112,6 +112,10 @@ START_TEST(test_bad_specs_are_refused) {
       "sum:expression.0000000000000000(f32)->f32/single_pass/b256/u4/v16/g8", /* 0 is no digest */
       "sum:expression.0123456789ABCDEF(f32)->f32/single_pass/b256/u4/v16/g8", /* lower case */
       "sum:abs.0123456789abcdef(f32)->f32/single_pass/b256/u4/v16/g8",        /* only expressions have one */
+      "sum:product(f32)->f32/row_blocks/b256/u4/v16/g8/t0/c0/s2",            /* pairs: single_pass alone */
+      "sum:pair_expression(f32)->f32/single_pass/b256/u4/v16/g8",            /* with its digest */
+      "sum:product.0123456789abcdef(f32)->f32/single_pass/b256/u4/v16/g8",   /* the product has none */
+      "sum:product(i32)->i64/single_pass/b256/u4/v16/g8",                    /* floats only */
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     cureduce_spec spec;
@@ -130,7 +134,10 @@ START_TEST(test_bad_specs_are_refused) {
                                      "sum:nonzero(f64)->u64/column_tiles/b256/u2/v16/g8/t32/c0/s3",
                                      "argmax:nonzero(f32)->u8/segment_blocks/b512/u2/v16/g4/t0/c0/s8",
                                      "sum:expression.0123456789abcdef(f16)->f16/single_pass/b256/u4/v16/g8",
-                                     "argmax:expression.fedcba9876543210(bf16)->f32/row_blocks/b256/u4/v16/g8/t0/c0/s3"};
+                                     "argmax:expression.fedcba9876543210(bf16)->f32/row_blocks/b256/u4/v16/g8/t0/c0/s3",
+                                     "sum:product(f32)->f32/single_pass/b256/u4/v16/g8",
+                                     "variance:product(bf16)->f64/single_pass/b128/u2/v8/g8",
+                                     "max:pair_expression.00000000000000a1(f64)->f64/single_pass/b256/u4/v16/g4"};
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
     cureduce_spec parsed;
     ck_assert_msg(cureduce_spec_parse(good[i], &parsed) == CUREDUCE_STATUS_OK, "'%s': %s", good[i],
@@ -196,6 +203,14 @@ START_TEST(test_source_is_a_pure_function_of_the_spec) {
   ck_assert(cureduce_problem_check(&problem) == CUREDUCE_STATUS_OK); /* registers it */
   ck_assert(cureduce_source_generate(&spec, templates, &other) == CUREDUCE_STATUS_OK);
   ck_assert(strstr(other, "double cureduce_user_map(double x) {\n  return (double)(\n#line 1 \"expression\"\nx * 3.0 - 1.5\n);"));
+  free(other);
+  /* A map of two inputs: the user map takes x and y, the kernel its second input. */
+  problem.transform = CUREDUCE_TRANSFORM_PAIR_EXPRESSION, problem.expression = "fabs(x - y)";
+  ck_assert(cureduce_problem_check(&problem) == CUREDUCE_STATUS_OK);
+  spec.transform = CUREDUCE_TRANSFORM_PAIR_EXPRESSION, spec.expression = cureduce_problem_expression(&problem);
+  ck_assert(cureduce_source_generate(&spec, templates, &other) == CUREDUCE_STATUS_OK);
+  ck_assert(strstr(other, "double cureduce_user_map(double x, double y) {\n  return (double)(\n#line 1 \"expression\"\nfabs(x - y)\n);"));
+  ck_assert(strstr(other, "#define CUREDUCE_TRANSFORM 6\n"));
   free(first);
   free(second);
   free(other);

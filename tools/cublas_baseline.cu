@@ -16,6 +16,8 @@ extern "C" const char *cureduce_cublas_name(cureduce_op op, cureduce_transform t
     return nullptr;
   if (op == CUREDUCE_OP_NORM2 && transform == CUREDUCE_TRANSFORM_NONE)
     return type == CUREDUCE_F32 ? "Snrm2" : "Dnrm2";
+  if (op == CUREDUCE_OP_SUM && transform == CUREDUCE_TRANSFORM_PRODUCT)
+    return type == CUREDUCE_F32 ? "Sdot" : "Ddot";
   if (transform != CUREDUCE_TRANSFORM_ABS)
     return nullptr;
   if (op == CUREDUCE_OP_SUM)
@@ -26,13 +28,18 @@ extern "C" const char *cureduce_cublas_name(cureduce_op op, cureduce_transform t
 }
 
 extern "C" int cureduce_cublas_run(cureduce_op op, cureduce_transform transform, cureduce_dtype type, const void *input,
-                                   size_t n, void *output, void *stream) {
+                                   const void *second, size_t n, void *output, void *stream) {
   cublasHandle_t h = handle();
   if (!h || !cureduce_cublas_name(op, transform, type) || cublasSetStream(h, static_cast<cudaStream_t>(stream)))
     return -1;
   const int64_t count = static_cast<int64_t>(n);
   cublasStatus_t status;
-  if (op == CUREDUCE_OP_NORM2)
+  if (transform == CUREDUCE_TRANSFORM_PRODUCT)
+    status = type == CUREDUCE_F32 ? cublasSdot_64(h, count, static_cast<const float *>(input), 1,
+                                                  static_cast<const float *>(second), 1, static_cast<float *>(output))
+                                  : cublasDdot_64(h, count, static_cast<const double *>(input), 1,
+                                                  static_cast<const double *>(second), 1, static_cast<double *>(output));
+  else if (op == CUREDUCE_OP_NORM2)
     status = type == CUREDUCE_F32 ? cublasSnrm2_64(h, count, static_cast<const float *>(input), 1,
                                                    static_cast<float *>(output))
                                   : cublasDnrm2_64(h, count, static_cast<const double *>(input), 1,

@@ -16,10 +16,11 @@ extern "C" {
 /* cuBLAS's name for (op, transform, type), e.g. "Sasum", or NULL where it has none. */
 const char *cureduce_cublas_name(cureduce_op op, cureduce_transform transform, cureduce_dtype type);
 
-/* Enqueues it on `stream`, its result in device memory at `output` (I?amax: a 1-based int64).
- * Returns 0, or -1 where cuBLAS has none or fails. */
-int cureduce_cublas_run(cureduce_op op, cureduce_transform transform, cureduce_dtype type, const void *input, size_t n,
-                        void *output, void *stream);
+/* Enqueues it on `stream`, its result in device memory at `output` (I?amax: a 1-based int64);
+ * `second`: y of ?dot (the product's sum), else unused. Returns 0, or -1 where cuBLAS has none or
+ * fails. */
+int cureduce_cublas_run(cureduce_op op, cureduce_transform transform, cureduce_dtype type, const void *input,
+                        const void *second, size_t n, void *output, void *stream);
 
 #ifdef __cplusplus
 }

@@ -52,8 +52,10 @@ static void usage(FILE *out) {
         "                    float types only: exact_sum, norm2, mean, variance, sample_variance,\n"
         "                    std, sample_std, logsumexp, which CUB has no column for but norm2's\n"
         "                    cuBLAS line)\n"
-        "  --transform NAME  fuse a map before the operation: abs, square or nonzero (float types\n"
-        "                    only; sum of abs is L1, max of abs amax, argmax of abs i?amax); every\n"
+        "  --transform NAME  fuse a map before the operation: abs, square, nonzero or product (float\n"
+        "                    types only; sum of abs is L1, max of abs amax, argmax of abs i?amax;\n"
+        "                    product reads two inputs of n elements, x and y, and its sum is the dot\n"
+        "                    product, against cuBLAS's ?dot, its GB/s counting both); every\n"
         "                    result is checked against the host reference at every n, and CUB's\n"
         "                    column is TransformReduce (ArgMax over a transform iterator) with the\n"
         "                    same map for L1, amax, i?amax, the sum of squares and the count of\n"
@@ -157,9 +159,11 @@ static int parse_options(int argc, char **argv, options *o) {
       break;
     case 'T': {
       int transform = cureduce_transform_from_name(optarg);
-      ok = transform > CUREDUCE_TRANSFORM_NONE && transform != CUREDUCE_TRANSFORM_EXPRESSION && !o->expression;
+      ok = transform > CUREDUCE_TRANSFORM_NONE && !cureduce_transform_has_expression((cureduce_transform)transform) &&
+           !o->expression;
       o->transform = (cureduce_transform)(ok ? transform : 0);
-      why = "--transform takes abs, square or nonzero (a map of your own: --expression, instead of --transform)";
+      why = "--transform takes abs, square, nonzero or product (a map of your own: --expression, instead of "
+            "--transform)";
       break;
     }
     case 'E':
@@ -301,12 +305,25 @@ static bool cub_covers(const call *c) {
 }
 
 
+/* Where y of a map of two inputs lies: after x's n elements, at the next 256-byte boundary. */
+static size_t second_offset(const call *c) { return (c->n * cureduce_dtype_size(c->input) + 255) & ~(size_t)255; }
+static void *second_of(const bench *b, const call *c) { return (void *)(uintptr_t)(b->data + second_offset(c)); }
+
+/* The bytes a call reads: n elements, of x and y for a map of two inputs. */
+static size_t read_bytes(const call *c) {
+  return c->n * cureduce_dtype_size(c->input) * (cureduce_transform_is_pair(c->transform) ? 2 : 1);
+}
+
 static void enqueue(bench *b, const call *c) {
   void *in = (void *)(uintptr_t)b->data, *out = (void *)(uintptr_t)b->output;
   cureduce_status status = CUREDUCE_STATUS_OK;
   switch (c->kind) {
   case CALL_LIBRARY: status = cureduce_reduce(b->context, c->op, c->input, in, c->n, c->output, out, b->stream); break;
-  case CALL_PLAN: status = cureduce_plan_execute(c->plan, in, out, NULL, 0, b->stream); break;
+  case CALL_PLAN:
+    status = cureduce_transform_is_pair(c->transform)
+                 ? cureduce_plan_execute_pair(c->plan, in, second_of(b, c), out, NULL, 0, b->stream)
+                 : cureduce_plan_execute(c->plan, in, out, NULL, 0, b->stream);
+    break;
   case CALL_SPEC:
     status = cureduce_ladder_run(b->context, &c->spec, in, c->n, out, b->stream, (void *)(uintptr_t)b->scratch);
     break;
@@ -320,7 +337,7 @@ static void enqueue(bench *b, const call *c) {
     break;
   case CALL_CUBLAS:
 #ifdef CUREDUCE_HAVE_CUBLAS
-    if (cureduce_cublas_run(c->op, c->transform, c->input, in, c->n, out, b->stream) != 0)
+    if (cureduce_cublas_run(c->op, c->transform, c->input, in, second_of(b, c), c->n, out, b->stream) != 0)
       cureduce_bench_fail("cuBLAS");
 #endif
     break;
@@ -388,16 +405,20 @@ static cureduce_value run_once(bench *b, const call *c) {
   return v;
 }
 
-/* The host reference of the call on its input data, mapped first where it has a transform (the
- * call's output is then the accumulator type of the mapped values). */
-static cureduce_ref_result reference_of(const call *c, const void *host) {
+/* The host reference of the call on its input data (x, then y at second_offset for a map of two
+ * inputs), mapped first where it has a transform (the call's output is then the accumulator type of
+ * the mapped values). */
+static cureduce_ref_result reference_of(const call *c, const unsigned char *host) {
   if (!c->transform)
     return cureduce_ref_expected(c->op, c->input, c->output, host, c->n);
   cureduce_dtype mapped = cureduce_ref_mapped_type(c->transform, c->input);
   void *values = malloc(c->n * cureduce_dtype_size(mapped) + 1);
   if (!values)
     cureduce_bench_fail("no host memory for the reference");
-  cureduce_ref_map(c->transform, c->input, host, c->n, values);
+  if (c->transform == CUREDUCE_TRANSFORM_PRODUCT)
+    cureduce_ref_map_product(c->input, host, host + second_offset(c), c->n, values);
+  else
+    cureduce_ref_map(c->transform, c->input, host, c->n, values);
   cureduce_ref_result expected = cureduce_ref_expected(c->op, mapped, c->output, values, c->n);
   free(values);
   return expected;
@@ -416,8 +437,9 @@ static const char *verify(bench *b, const call *c, bool have_cub, bool random_da
   /* exact sums: every bit, at any n; transforms: CUB's types differ (cub_transform.cu); norm2, the
    * moments and logsumexp: CUB has none */
   if (c->n <= (size_t)1 << 24 || cureduce_op_is_float_only(c->op) || c->transform) {
-    size_t bytes = c->n * cureduce_dtype_size(c->input);
-    void *host = malloc(bytes ? bytes : 1);
+    size_t bytes = cureduce_transform_is_pair(c->transform) ? second_offset(c) + c->n * cureduce_dtype_size(c->input)
+                                                            : c->n * cureduce_dtype_size(c->input);
+    unsigned char *host = malloc(bytes ? bytes : 1);
     if (!host)
       cureduce_bench_fail("no host memory for the reference");
     cureduce_bench_check_cuda(b->cu->cuMemcpyDtoH(host, b->data, bytes), "cuMemcpyDtoH");
@@ -535,7 +557,7 @@ typedef struct row {
 } row;
 
 static void print_row(const options *o, const bench *b, const row *r, bool first) {
-  size_t bytes = r->c->n * cureduce_dtype_size(r->c->input);
+  size_t bytes = read_bytes(r->c);
   double rate = gbps(bytes, r->us), ceiling = 100 * rate / b->ceiling_gbps;
   double b2b_ceiling = 100 * gbps(bytes, r->b2b_us) / b->ceiling_gbps;
   double ratio = r->cub_us > 0 ? r->cub_us / r->us : NAN, of_stream = 100 * r->stream_b2b_us / r->b2b_us;
@@ -595,7 +617,7 @@ static void compare_cublas(const options *o, bench *b, const call *c, double cur
   blas.kind = CALL_CUBLAS;
   double us = time_median(b, &blas, o->reps);
   printf("%s  cuBLAS %-6s %12zu %9.2f us, %8.1f GB/s, cuBLAS/cr %.3f\n", o->format == FORMAT_CSV ? "#" : "", name,
-         c->n, us, gbps(c->n * cureduce_dtype_size(c->input), us), us / cureduce_us);
+         c->n, us, gbps(read_bytes(c), us), us / cureduce_us);
 #else
   (void)o, (void)b, (void)c, (void)cureduce_us;
 #endif
@@ -615,7 +637,7 @@ static int compare_all(const options *o, bench *b, bool have_cub, double *ratios
           continue; /* exact_sum of an integer type, a transform of one */
         call c = {.kind = o->transform ? CALL_PLAN : CALL_LIBRARY, .op = op, .transform = o->transform, .input = type,
                   .output = output, .n = o->sizes[s]};
-        if (c.n * cureduce_dtype_size(type) + o->offset > b->input_bytes)
+        if (read_bytes(&c) + 256 + o->offset > b->input_bytes)
           continue;
         if (o->random_data && op == CUREDUCE_OP_PROD && type <= CUREDUCE_F64)
           continue; /* products of random floats overflow: nothing to time */
@@ -631,7 +653,7 @@ static int compare_all(const options *o, bench *b, bool have_cub, double *ratios
         row r = {&c, 0, 0, 0, 0, verify(b, &c, have_cub, o->random_data)};
         r.us = time_median(b, &c, o->reps);
         r.b2b_us = time_back_to_back(b, &c, o->reps);
-        r.stream_b2b_us = stream_us(b, c.n * cureduce_dtype_size(type), o->reps);
+        r.stream_b2b_us = stream_us(b, read_bytes(&c), o->reps);
         if (have_cub && cub_covers(&c)) {
           call cub = c;
           cub.kind = CALL_CUB;
@@ -816,6 +838,7 @@ static void allocate(const options *o, bench *b, bool have_cub) {
   for (int s = 0; s < o->size_count; s++)
     for (int t = 0; t < o->type_count; t++) {
       size_t bytes = o->sizes[s] * cureduce_dtype_size((cureduce_dtype)o->types[t]);
+      bytes = cureduce_transform_is_pair(o->transform) ? 2 * bytes + 256 : bytes; /* x, then y */
       largest = bytes > largest ? bytes : largest;
       for (int strategy = 0; o->ladder && strategy < CUREDUCE_STRATEGY_COUNT; strategy++) {
         cureduce_spec spec = cureduce_spec_for_strategy((cureduce_strategy)strategy, (cureduce_op)o->ops[0],

@@ -133,9 +133,11 @@ static int parse_options(int argc, char **argv, options *o) {
     case EMIT: o->emit_source = optarg; break;
     case TRANSFORM: {
       int transform = cureduce_transform_from_name(optarg);
-      ok = transform > CUREDUCE_TRANSFORM_NONE && transform != CUREDUCE_TRANSFORM_EXPRESSION && !o->transform;
+      ok = transform > CUREDUCE_TRANSFORM_NONE && !cureduce_transform_is_pair((cureduce_transform)transform) &&
+           transform != CUREDUCE_TRANSFORM_EXPRESSION && !o->transform;
       o->transform = (cureduce_transform)(ok ? transform : 0);
-      why = "--transform takes abs, square or nonzero, once (a map of your own: --expression instead)";
+      why = "--transform takes abs, square or nonzero, once (a map of your own: --expression instead; maps of two "
+            "inputs are not tuned yet)";
       break;
     }
     case EXPRESSION:

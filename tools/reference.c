@@ -604,6 +604,16 @@ void cureduce_ref_map(cureduce_transform transform, cureduce_dtype input, const 
   }
 }
 
+void cureduce_ref_map_product(cureduce_dtype input, const void *x, const void *y, size_t n, void *mapped) {
+  for (size_t i = 0; i < n; i++) {
+    double a = cureduce_ref_float_at(input, x, i), b = cureduce_ref_float_at(input, y, i);
+    if (input == CUREDUCE_F64)
+      ((double *)mapped)[i] = a * b;
+    else
+      ((float *)mapped)[i] = (float)a * (float)b; /* one rounding to f32, as the device's f32 multiply */
+  }
+}
+
 static void convert_scalar(cureduce_dtype from, cureduce_dtype to, cureduce_scalar *scalar) {
   long double x = is_float(from) ? (long double)cureduce_ref_float_at(from, scalar, 0)
                   : is_signed(from) ? (long double)(int64_t)integer_at(from, scalar, 0)

@@ -78,6 +78,9 @@ bool cureduce_ref_matches(cureduce_op op, cureduce_dtype output, const cureduce_
  * header documents each (an expression's map is the caller's to reproduce). */
 cureduce_dtype cureduce_ref_mapped_type(cureduce_transform transform, cureduce_dtype input);
 void cureduce_ref_map(cureduce_transform transform, cureduce_dtype input, const void *data, size_t n, void *mapped);
+/* The product map (CUREDUCE_TRANSFORM_PRODUCT) of x and y: x_i * y_i rounded once to f32 (f64 for
+ * f64), into `mapped`. */
+void cureduce_ref_map_product(cureduce_dtype input, const void *x, const void *y, size_t n, void *mapped);
 /* A result's value (and mean) of type `from` stored as type `to`, as a kernel's store converts it: a
  * float rounded once to nearest, an integer's value; the index stays. */
 void cureduce_ref_convert(cureduce_dtype from, cureduce_dtype to, cureduce_value *value);

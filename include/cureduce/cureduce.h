@@ -164,6 +164,7 @@ typedef enum cureduce_dtype {
  *            (accumulated in u64, exact); max: any; min: all; argmax: the index of the first nonzero
  *            element, value 1 (index 0, value 0, when every element is zero); argmin: the first
  *            zero's.
+ * Every layout but for the two-input transforms below, which take whole arrays.
  *   EXPRESSION: a map the caller writes, problem.expression: one C++ expression over `x`, the
  *            element in the float accumulator type (float for f16, bf16 and f32 inputs, double
  *            for f64), whose value, converted to that type, the operation reduces; e.g. "x * x",
@@ -176,9 +177,15 @@ typedef enum cureduce_dtype {
  *            (through a 64-bit digest of it) is part of the kernel cache's and the tuning
  *            database's keys, so a warm cache needs no NVRTC for it. The process keeps each
  *            distinct expression it meets (a plan copies the problem's) until it ends.
- * The mapped value has the "mapped type" (the input type for ABS; f32 or f64 for SQUARE and
- * EXPRESSION; u8 for NONZERO); the accumulator type is the operation's for the mapped type
- * (cureduce_accumulator_type), and the output type must be the input type or that accumulator type.
+ * Two inputs, x and y of the input type, element i of each mapped together (whole arrays only, for
+ * now; executed by cureduce_plan_execute_pair, which takes y):
+ *   PRODUCT: x * y in the float accumulator type (f32; f64 for f64 inputs): sum: the dot product.
+ *   PAIR_EXPRESSION: problem.expression over `x` and `y`, as EXPRESSION is over `x`, e.g.
+ *            "fabsf(x - y)", "(x - y) * (x - y)".
+ * The mapped value has the "mapped type" (the input type for ABS; f32 or f64 for SQUARE,
+ * EXPRESSION, PRODUCT and PAIR_EXPRESSION; u8 for NONZERO); the accumulator type is the operation's
+ * for the mapped type (cureduce_accumulator_type), and the output type must be the input type or
+ * that accumulator type.
  */
 typedef enum cureduce_transform {
   CUREDUCE_TRANSFORM_NONE = 0,
@@ -186,6 +193,8 @@ typedef enum cureduce_transform {
   CUREDUCE_TRANSFORM_SQUARE = 2,
   CUREDUCE_TRANSFORM_NONZERO = 3,
   CUREDUCE_TRANSFORM_EXPRESSION = 4,
+  CUREDUCE_TRANSFORM_PRODUCT = 5,
+  CUREDUCE_TRANSFORM_PAIR_EXPRESSION = 6,
   CUREDUCE_TRANSFORM_COUNT
 } cureduce_transform;
 
@@ -357,7 +366,7 @@ typedef struct cureduce_problem {
   uint64_t rows;              /* rows of the matrix, or the number of segments */
   uint64_t cols;              /* rows, columns: elements a row; segments: 0 */
   uint64_t leading_dimension; /* rows, columns: elements from one row's start to the next's */
-  /* CUREDUCE_TRANSFORM_EXPRESSION: the map's text (copied by the plan); else NULL. */
+  /* CUREDUCE_TRANSFORM_EXPRESSION, _PAIR_EXPRESSION: the map's text (copied by the plan); else NULL. */
   const char *expression;
   cureduce_transform transform; /* a map fused before the operation; 0: none */
   /* Room for later fields (accuracy modes, ...), each of which is zero when unused and so keeps
@@ -432,6 +441,13 @@ CUREDUCE_API cureduce_status cureduce_plan_workspace_size(const cureduce_plan *p
  */
 CUREDUCE_API cureduce_status cureduce_plan_execute(const cureduce_plan *plan, const void *input, void *output,
                                                    void *workspace, size_t workspace_bytes, void *stream);
+/* The same for a plan whose transform takes two inputs (CUREDUCE_TRANSFORM_PRODUCT,
+ * _PAIR_EXPRESSION; cureduce_plan_execute refuses it): x and y, n elements each of the input type,
+ * each aligned to its element (not necessarily alike: inputs that lie equally far from a 16-byte
+ * boundary are read in whole vectors, others element by element, slower). */
+CUREDUCE_API cureduce_status cureduce_plan_execute_pair(const cureduce_plan *plan, const void *x, const void *y,
+                                                        void *output, void *workspace, size_t workspace_bytes,
+                                                        void *stream);
 /* The same for a segments plan (which cureduce_plan_execute refuses): begin_offsets and
  * end_offsets are device arrays of the problem's `rows` int64 offsets, 8-byte aligned, each
  * segment within the input. */
