@@ -24,7 +24,7 @@ END_TEST
 
 START_TEST(test_version) {
   ck_assert_uint_eq(cureduce_version(), CUREDUCE_VERSION);
-  ck_assert_str_eq(cureduce_version_string(), "0.1.0");
+  ck_assert_str_eq(cureduce_version_string(), "0.2.0");
 }
 END_TEST
 

@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define CUREDUCE_VERSION_MAJOR 0
-#define CUREDUCE_VERSION_MINOR 1
+#define CUREDUCE_VERSION_MINOR 2
 #define CUREDUCE_VERSION_PATCH 0
 #define CUREDUCE_VERSION_INT(major, minor, patch) (((major) << 16) | ((minor) << 8) | (patch))
 #define CUREDUCE_VERSION \
