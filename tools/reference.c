@@ -227,12 +227,14 @@ static void fill_products(cureduce_dtype type, void *data, size_t count) {
   }
 }
 
+/* The reference's own account of which operations are the moments (mean, the variances and
+ * standard deviations), and which of them give the mean beside their value. */
+static bool is_moments(cureduce_op op) { return op >= CUREDUCE_OP_MEAN && op <= CUREDUCE_OP_SAMPLE_STD; }
+static bool gives_mean(cureduce_op op) { return op >= CUREDUCE_OP_VARIANCE && op <= CUREDUCE_OP_SAMPLE_STD; }
+
 void cureduce_ref_fill(cureduce_op op, cureduce_dtype type, void *data, size_t count) {
-  if (op == CUREDUCE_OP_EXACT_SUM) { /* data whose sums round: exactness is what is checked */
-    cureduce_ref_fill_rounding(type, data, count);
-    return;
-  }
-  if (op >= CUREDUCE_OP_MEAN && op <= CUREDUCE_OP_SAMPLE_STD) { /* the statistics of rounding data */
+  /* data whose sums round: exactness is what is checked; the statistics of rounding data */
+  if (op == CUREDUCE_OP_EXACT_SUM || is_moments(op)) {
     cureduce_ref_fill_rounding(type, data, count);
     return;
   }
@@ -517,19 +519,17 @@ static cureduce_ref_result logsumexp_reference(cureduce_dtype input, cureduce_dt
   return expected;
 }
 
+cureduce_ref_result cureduce_ref_expected(cureduce_op op, cureduce_dtype input, cureduce_dtype output, const void *data,
+                                   size_t n) {
+  return cureduce_ref_expected_within(op, input, output, data, n, n);
+}
+
 cureduce_ref_result cureduce_ref_expected_within(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
                                                  const void *data, size_t n, size_t depth) {
-  if (op >= CUREDUCE_OP_MEAN && op <= CUREDUCE_OP_SAMPLE_STD)
+  if (is_moments(op))
     return moments_reference(op, input, output, data, n, depth);
   if (op == CUREDUCE_OP_LOGSUMEXP)
     return logsumexp_reference(input, output, data, n, depth);
-  return cureduce_ref_expected(op, input, output, data, n);
-}
-
-cureduce_ref_result cureduce_ref_expected(cureduce_op op, cureduce_dtype input, cureduce_dtype output, const void *data,
-                                   size_t n) {
-  if (op >= CUREDUCE_OP_MEAN && op <= CUREDUCE_OP_LOGSUMEXP)
-    return cureduce_ref_expected_within(op, input, output, data, n, n);
   if (op == CUREDUCE_OP_EXACT_SUM)
     return cureduce_ref_exact_sum(input, output, data, n);
   if (op == CUREDUCE_OP_NORM2)
@@ -556,7 +556,7 @@ static bool scalar_matches(cureduce_dtype output, const cureduce_scalar *got, co
 bool cureduce_ref_matches(cureduce_op op, cureduce_dtype output, const cureduce_value *got,
                      const cureduce_ref_result *expected, char *why, size_t why_size) {
   bool is_arg = op == CUREDUCE_OP_ARGMIN || op == CUREDUCE_OP_ARGMAX;
-  bool has_mean = op >= CUREDUCE_OP_VARIANCE && op <= CUREDUCE_OP_SAMPLE_STD;
+  bool has_mean = gives_mean(op);
   bool ok = scalar_matches(output, &got->value, &expected->value.value, expected->tolerance) &&
             (!is_arg || got->index == expected->value.index) && (!has_mean || got->index == -1) &&
             (!has_mean || scalar_matches(output, &got->mean, &expected->value.mean, expected->mean_tolerance));
