@@ -84,6 +84,7 @@ static cureduce_status check_strategy_shape(const cureduce_spec *spec) {
   cureduce_coverage coverage = strategy_table[spec->strategy].coverage;
   size_t element = cureduce_dtype_size(spec->input);
   if (strategy_table[spec->strategy].passes == CUREDUCE_PASSES_CLASSIC) {
+    /* The ladder teaches sum, prod, min and max: the operations numbered up to max. */
     CUREDUCE_RETURN_ERROR_IF(spec->op > CUREDUCE_OP_MAX, INVALID_SPEC,
                              "%s does not do %s", name, cureduce_op_name(spec->op));
     CUREDUCE_RETURN_ERROR_IF(!is_power_of_two(spec->block) || spec->block < 64, INVALID_SPEC,
