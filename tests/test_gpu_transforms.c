@@ -857,8 +857,9 @@ int main(int argc, char **argv) {
   TCase *transforms = tcase_create("transforms");
   tcase_set_timeout(transforms, 900);
   tcase_add_unchecked_fixture(transforms, open_gpu, close_gpu);
-  tcase_add_loop_test(transforms, test_whole_arrays, CUREDUCE_TRANSFORM_NONE + 1, CUREDUCE_TRANSFORM_COUNT);
-  tcase_add_loop_test(transforms, test_shapes, CUREDUCE_TRANSFORM_NONE, CUREDUCE_TRANSFORM_COUNT);
+  /* the transforms of one input; those of two, test_pairs */
+  tcase_add_loop_test(transforms, test_whole_arrays, CUREDUCE_TRANSFORM_NONE + 1, CUREDUCE_TRANSFORM_PRODUCT);
+  tcase_add_loop_test(transforms, test_shapes, CUREDUCE_TRANSFORM_NONE, CUREDUCE_TRANSFORM_PRODUCT);
   tcase_add_test(transforms, test_norm2);
   tcase_add_loop_test(transforms, test_statistics, CUREDUCE_OP_MEAN, CUREDUCE_OP_LOGSUMEXP + 1);
   tcase_add_test(transforms, test_statistics_planted);

@@ -577,7 +577,9 @@ bool cureduce_ref_matches(cureduce_op op, cureduce_dtype output, const cureduce_
 cureduce_dtype cureduce_ref_mapped_type(cureduce_transform transform, cureduce_dtype input) {
   switch (transform) {
   case CUREDUCE_TRANSFORM_SQUARE:
-  case CUREDUCE_TRANSFORM_EXPRESSION: return input == CUREDUCE_F64 ? CUREDUCE_F64 : CUREDUCE_F32;
+  case CUREDUCE_TRANSFORM_EXPRESSION:
+  case CUREDUCE_TRANSFORM_PRODUCT: /* computed in the float accumulator type, as a square is */
+  case CUREDUCE_TRANSFORM_PAIR_EXPRESSION: return input == CUREDUCE_F64 ? CUREDUCE_F64 : CUREDUCE_F32;
   case CUREDUCE_TRANSFORM_NONZERO: return CUREDUCE_U8;
   default: return input;
   }
