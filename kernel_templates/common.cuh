@@ -199,16 +199,18 @@ template <> struct reduction<CUREDUCE_OP_NORM2, CUREDUCE_DTYPE_F64> {
 };
 
 // mean, variances and standard deviations: one accumulator, the moments of the elements folded so
-// far: their count, and their deviations from `shift` summed and squared-and-summed, in f64. A
-// thread's shift is its first element, so its sums stay near the data's spread and the sum of
-// squares formula's cancellation never bites: with n elements the squared deviations' sum is off by
-// at most about (n + 2) f64 epsilons of the whole, since the shift's own deviation is part of it.
-// Two accumulators join by Chan's formulas on (count, mean, squared deviations from the mean),
-// which they then hold as shift = mean, sum = 0. Its single-element fold (fold_element) is the
-// per-element path: no division.
+// far: their count, and their deviations from `shift`, one of them, summed and squared-and-summed,
+// in f64. A thread's shift is its first element, so its sums stay near the data's spread and the
+// sum of squares formula's cancellation never bites: every |x - shift| is at most twice the largest
+// deviation from the mean, D, so the squared deviations' sum errs by a few epsilons of n D^2 per
+// addition, however far the mean is from 0 (tools/reference.c states the bound). Two
+// accumulators join without a division: b's sums move to a's shift, d = b.shift - a.shift away,
+// (x - a.shift) = (x - b.shift) + d, so sum + count d and squares + d (2 sum + count d); with d
+// itself a difference of two elements, that keeps the bound. (Chan's merge through the means
+// costs five f64 divisions a merge, in every level of every block's tree.) The count is an f64
+// too: exact to 2^53 elements, and never converted.
 struct moments {
-  double shift, sum, squares;
-  u64 count;
+  double shift, sum, squares, count;
 };
 // The variances and standard deviations give their value with the mean (store_result writes both).
 struct spread_pair {
@@ -217,21 +219,19 @@ struct spread_pair {
 template <int IN, int OP> struct moments_reduction {
   typedef element<IN> E;
   typedef moments acc;
-  static __device__ __forceinline__ acc identity() { return acc{0.0, 0.0, 0.0, 0}; }
-  static __device__ __forceinline__ acc lift(typename E::storage s, u64) { return acc{(double)E::to_value(s), 0.0, 0.0, 1}; }
+  static __device__ __forceinline__ acc identity() { return acc{0.0, 0.0, 0.0, 0.0}; }
+  static __device__ __forceinline__ acc lift(typename E::storage s, u64) { return acc{(double)E::to_value(s), 0.0, 0.0, 1.0}; }
   static __device__ __forceinline__ acc fold_element(acc a, typename E::storage s) {
-    const double x = E::to_value(s), shift = a.count ? a.shift : x, d = x - shift;
-    return acc{shift, a.sum + d, fma(d, d, a.squares), a.count + 1};
+    const double x = E::to_value(s), shift = a.count != 0.0 ? a.shift : x, d = x - shift;
+    return acc{shift, a.sum + d, fma(d, d, a.squares), a.count + 1.0};
   }
-  static __device__ __forceinline__ double mean_of(acc a) { return a.shift + a.sum / (double)a.count; }
-  static __device__ __forceinline__ double squares_of(acc a) { return a.squares - a.sum * (a.sum / (double)a.count); }
+  static __device__ __forceinline__ double mean_of(acc a) { return a.shift + a.sum / a.count; }
+  static __device__ __forceinline__ double squares_of(acc a) { return a.squares - a.sum * (a.sum / a.count); }
   static __device__ __forceinline__ acc combine(acc a, acc b) {
-    if (!a.count) return b;
-    if (!b.count) return a;
-    const double na = (double)a.count, nb = (double)b.count, n = na + nb;
-    const double mean_a = mean_of(a), delta = mean_of(b) - mean_a;
-    return acc{mean_a + delta * (nb / n), 0.0, squares_of(a) + squares_of(b) + delta * delta * (na * (nb / n)),
-               a.count + b.count};
+    if (a.count == 0.0) return b;
+    if (b.count == 0.0) return a;
+    const double d = b.shift - a.shift, moved_sum = fma(b.count, d, b.sum);  // b's sum from a's shift
+    return acc{a.shift, a.sum + moved_sum, a.squares + fma(d, b.sum + moved_sum, b.squares), a.count + b.count};
   }
   // A NaN or an infinity (or f64 deviations beyond f64's range) leaves the mean non-finite: then
   // every statistic is NaN. No elements: the mean is 0/0.
@@ -240,7 +240,7 @@ template <int IN, int OP> struct moments_reduction {
     const double nan = __longlong_as_double(0x7ff8000000000000LL), mean = mean_of(a);
     const bool finite = fabs(mean) <= 1.7976931348623157e308;
     const bool sample = OP == CUREDUCE_OP_SAMPLE_VARIANCE || OP == CUREDUCE_OP_SAMPLE_STD;
-    const double variance = fmax(squares_of(a), 0.0) / ((double)a.count - (sample ? 1.0 : 0.0));
+    const double variance = fmax(squares_of(a), 0.0) / (a.count - (sample ? 1.0 : 0.0));
     const double value = OP == CUREDUCE_OP_STD || OP == CUREDUCE_OP_SAMPLE_STD ? sqrt(variance) : variance;
     result r;
     set_result(r, finite ? value : nan, finite ? mean : nan);

@@ -439,16 +439,19 @@ static cureduce_ref_result norm2_reference(cureduce_dtype input, cureduce_dtype 
 /* The mean, and the squared deviations from it, in long double, in two passes: the textbook's
  * stable way, with 64-bit significands against the library's f64; NaN for both when an element is
  * not finite, as the library documents.
- * The library's bound, for a thread's sums of at most `depth` elements: they err by at most depth
- * f64 epsilons of the sum of |x - shift| (of (x - shift)^2), where the shift is one of the
- * elements, so that a thread's mean errs by 2 depth eps max|x| and its squared deviations by
- * depth eps (2 M2 + 2 n D^2) with D = max|x - mean|, M2 <= n D^2; each of at most MERGE_DEPTH
- * merges rounds a mean by a few epsilons of max|x| (which the deviations (x - mean) inherit, times
- * 2 D n in M2) and M2 by a few epsilons of itself. So
- *   |mean error| <= (2 depth + 4 MERGE_DEPTH) eps max|x|,
- *   |M2 error|   <= 8 (depth + MERGE_DEPTH) eps n D^2 + 4 MERGE_DEPTH eps max|x| 2 D n,
- * and the square root halves a relative error. The output type's rounding comes on top
- * (cureduce_ref_matches). */
+ * The library's bound. It sums x - c and (x - c)^2 from a shift c that is one of the elements, so
+ * with D = max|x - mean| every |x - c| <= 2D, and M2 <= n D^2. A thread folds at most `depth`
+ * elements, each in at most three roundings; a merge moves one accumulator's sums to the other's
+ * shift (d = c_b - c_a, |d| <= 2D: sum_b + n_b d, squares_b + d (2 sum_b + n_b d)), in at most
+ * four roundings of quantities below 4 D n_b and 16 D^2 n_b, and a value meets at most MERGE_DEPTH
+ * merges. So the sums err by
+ *   |S1 error| <= (4 depth + 16 MERGE_DEPTH) eps D n,   |S2 error| <= (12 depth + 64 MERGE_DEPTH) eps D^2 n,
+ * the mean, c + S1 / n, by |S1 error| / n and the roundings of the division and the addition,
+ *   |mean error| <= ((4 depth + 16 MERGE_DEPTH + 2) D + max|x|) eps,
+ * and M2 = S2 - S1 (S1 / n), with |S1| <= 2 D n, by
+ *   |M2 error| <= |S2 error| + 4 D |S1 error| + 3 eps 4 D^2 n <= (28 depth + 128 MERGE_DEPTH + 12) eps n D^2,
+ * whatever the mean's distance from 0; the square root halves a relative error. The output
+ * type's rounding comes on top (cureduce_ref_matches). */
 static cureduce_ref_result moments_reference(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
                                              const void *data, size_t n, size_t depth) {
   long double total = 0, max_abs = 0, squares = 0, max_deviation = 0;
@@ -464,9 +467,8 @@ static cureduce_ref_result moments_reference(cureduce_op op, cureduce_dtype inpu
     max_deviation = fmaxl(max_deviation, fabsl(deviation));
   }
   long double eps = ldexpl(1.0L, -53), count = (long double)n, within = (long double)depth;
-  long double mean_error = (2 * within + 4 * MERGE_DEPTH) * eps * max_abs;
-  long double squares_error = 8 * (within + MERGE_DEPTH) * eps * count * max_deviation * max_deviation +
-                              8 * MERGE_DEPTH * eps * max_abs * max_deviation * count;
+  long double mean_error = ((4 * within + 16 * MERGE_DEPTH + 2) * max_deviation + max_abs) * eps;
+  long double squares_error = (28 * within + 128 * MERGE_DEPTH + 12) * eps * count * max_deviation * max_deviation;
   bool sample = op == CUREDUCE_OP_SAMPLE_VARIANCE || op == CUREDUCE_OP_SAMPLE_STD;
   long double divisor = count - (sample ? 1 : 0), variance = squares / divisor;
   long double variance_error = squares_error / divisor;
