@@ -7,36 +7,35 @@ using namespace cureduce;
 
 const unsigned across = CUREDUCE_GROUP, down = CUREDUCE_BLOCK / CUREDUCE_GROUP;
 
-// One accumulator a column of the thread's vector; index = row.
-__device__ __forceinline__ void fold_columns(acc_t *acc, vector_t raw, u64 row) {
-  unpacked u;
-  u.raw = raw;
+// One accumulator a column of the thread's load; index = row.
+__device__ __forceinline__ void fold_columns(acc_t *acc, kernel_source::loads loaded, u64 row) {
 #pragma unroll
-  for (int j = 0; j < vector_elements; j++) acc[j] = op::fold(acc[j], u.element[j], row);
+  for (int j = 0; j < vector_elements; j++) acc[j] = kernel_source::fold_lane(acc[j], loaded, j, row);
 }
 
 // The thread's rows: vectors with CUREDUCE_UNROLL in flight where whole and aligned, else the
 // valid columns element by element.
-__device__ __forceinline__ void accumulate_columns(acc_t *acc, const input_t *__restrict__ input, const shape_t &shape,
+__device__ __forceinline__ void accumulate_columns(acc_t *acc, const kernel_source &source, const shape_t &shape,
                                                    u64 col, u64 valid) {
   const u64 step = (u64)gridDim.y * down;
   u64 row = (u64)blockIdx.y * down + threadIdx.x / across;
-  if (valid == vector_elements && rows_aligned(input, shape)) {
+  if (valid == vector_elements && source.rows_aligned(shape.leading)) {
     for (; row + (CUREDUCE_UNROLL - 1) * step < shape.rows; row += CUREDUCE_UNROLL * step) {
-      vector_t loaded[CUREDUCE_UNROLL];
+      kernel_source::loads loaded[CUREDUCE_UNROLL];
 #pragma unroll
       for (int k = 0; k < CUREDUCE_UNROLL; k++)
-        loaded[k] = __ldg((const vector_t *)(input + (row + k * step) * shape.leading + col));
+        loaded[k] = source.load_at((row + k * step) * shape.leading + col);
 #pragma unroll
       for (int k = 0; k < CUREDUCE_UNROLL; k++) fold_columns(acc, loaded[k], row + k * step);
     }
-    for (; row < shape.rows; row += step) fold_columns(acc, __ldg((const vector_t *)(input + row * shape.leading + col)), row);
+    for (; row < shape.rows; row += step)
+      fold_columns(acc, source.load_at(row * shape.leading + col), row);
     return;
   }
   for (; row < shape.rows; row += step)
 #pragma unroll
     for (int j = 0; j < vector_elements; j++)
-      if (j < valid) acc[j] = op::fold(acc[j], input[row * shape.leading + col + j], row);
+      if (j < valid) acc[j] = source.fold_element(acc[j], row * shape.leading + col + j, row);
 }
 
 // Folds each column's accumulators down the block's rows (a tree in shared memory, the same
@@ -59,14 +58,15 @@ __device__ __forceinline__ void fold_down(acc_t *acc) {
 }
 
 extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK)
-    cureduce_kernel(const input_t *__restrict__ input, shape_t shape, void *out, void *partials, void *tickets) {
+    cureduce_kernel(const input_t *__restrict__ input, shape_t shape, void *out, void *partials, void *tickets,
+                    const input_t *__restrict__ second) {
   const u64 tile_first = (u64)blockIdx.x * across * vector_elements;
   const u64 col = tile_first + (threadIdx.x % across) * vector_elements;
   const u64 valid = col >= shape.cols ? 0 : shape.cols - col < vector_elements ? shape.cols - col : vector_elements;
   acc_t acc[vector_elements];
 #pragma unroll
   for (int j = 0; j < vector_elements; j++) acc[j] = op::identity();
-  accumulate_columns(acc, input, shape, col, valid);
+  accumulate_columns(acc, source_of(input, second), shape, col, valid);
   fold_down(acc);
   const bool holds = threadIdx.x < across;
   if (gridDim.y == 1) {

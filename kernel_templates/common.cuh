@@ -523,8 +523,8 @@ template <int IN> struct transform<CUREDUCE_TRANSFORM_EXPRESSION, IN> {
   }
 };
 #endif
-// Maps of two inputs (whole arrays, single_pass alone): element i of x with element i of y, in the
-// float accumulator type; the loaders read both (pair_accumulate).
+// Maps of two inputs: element i of x with element i of y, in the float accumulator type; the
+// loaders read both (pair_source).
 #define CUREDUCE_PAIR \
   (CUREDUCE_TRANSFORM == CUREDUCE_TRANSFORM_PRODUCT || CUREDUCE_TRANSFORM == CUREDUCE_TRANSFORM_PAIR_EXPRESSION)
 template <int IN> struct transform<CUREDUCE_TRANSFORM_PRODUCT, IN> {
@@ -983,10 +983,13 @@ __device__ __forceinline__ void fold_loads(acc_t *acc, const vector_t *loaded, u
 }
 #endif
 
-// Where a thread's elements come from, for strided_accumulate: `loads`, what one load brings; the
-// elements before the first whole load (head); the body, where whole loads start after them, and
-// its load v; the folds of a load, of an iteration's loads and of a single element. One input here;
-// a map of two inputs reads pairs (pair_source).
+// Where a thread's elements come from, for strided_accumulate and the shaped kernels: `loads`,
+// what one load brings; the elements before the first whole load (head); the body, where whole
+// loads start after them, and its load v; the load starting at element i (a whole load's start);
+// the folds of a load, of an iteration's loads, of element j of a load and of element i, the last
+// two as the element of a given index (a column's: its row); whether rows `leading` elements apart
+// all start at a whole load; the source from element `first` on. One input here; a map of two
+// inputs reads pairs (pair_source).
 struct single_source {
   const input_t *__restrict__ input;
   typedef vector_t loads;
@@ -994,13 +997,23 @@ struct single_source {
   __device__ __forceinline__ u64 head(u64 n) const { return head_of(input, n); }
   __device__ __forceinline__ body_t body(u64 head) const { return (const vector_t *)(input + head); }
   static __device__ __forceinline__ loads load(body_t body, u64 v) { return __ldg(body + v); }
+  __device__ __forceinline__ loads load_at(u64 i) const { return __ldg((const vector_t *)(input + i)); }
   static __device__ __forceinline__ void fold_all(acc_t *acc, const loads *loaded, u64 first_index, u64 stride) {
     fold_loads(acc, loaded, first_index, stride);
   }
   static __device__ __forceinline__ acc_t fold_one(acc_t acc, loads loaded, u64 first_index) {
     return fold_vector(acc, loaded, first_index);
   }
-  __device__ __forceinline__ acc_t fold_element(acc_t acc, u64 i) const { return op::fold(acc, input[i], i); }
+  static __device__ __forceinline__ acc_t fold_lane(acc_t acc, loads loaded, int j, u64 index) {
+    unpacked u;
+    u.raw = loaded;
+    return op::fold(acc, u.element[j], index);
+  }
+  __device__ __forceinline__ acc_t fold_element(acc_t acc, u64 i, u64 index) const { return op::fold(acc, input[i], index); }
+  __device__ __forceinline__ bool rows_aligned(u64 leading) const {
+    return (((u64)input | leading * sizeof(input_t)) % CUREDUCE_VECTOR_BYTES) == 0;
+  }
+  __device__ __forceinline__ single_source from(u64 first) const { return single_source{input + first}; }
 };
 #endif
 
@@ -1027,23 +1040,45 @@ struct pair_source {
   static __device__ __forceinline__ loads load(body_t body, u64 v) {
     return vector_pair{__ldg(body.x + v), __ldg(body.y + v)};
   }
-  static __device__ __forceinline__ acc_t fold_one(acc_t acc, loads loaded, u64 first_index) {
+  __device__ __forceinline__ loads load_at(u64 i) const {
+    return vector_pair{__ldg((const vector_t *)(x + i)), __ldg((const vector_t *)(y + i))};
+  }
+  static __device__ __forceinline__ acc_t fold_lane(acc_t acc, loads loaded, int j, u64 index) {
     unpacked ux, uy;
     ux.raw = loaded.x, uy.raw = loaded.y;
+    return op::fold_pair(acc, ux.element[j], uy.element[j], index);
+  }
+  static __device__ __forceinline__ acc_t fold_one(acc_t acc, loads loaded, u64 first_index) {
 #pragma unroll
-    for (int j = 0; j < vector_elements; j++) acc = op::fold_pair(acc, ux.element[j], uy.element[j], first_index + j);
+    for (int j = 0; j < vector_elements; j++) acc = fold_lane(acc, loaded, j, first_index + j);
     return acc;
   }
   static __device__ __forceinline__ void fold_all(acc_t *acc, const loads *loaded, u64 first_index, u64 stride) {
 #pragma unroll
     for (int k = 0; k < CUREDUCE_UNROLL; k++) acc[k] = fold_one(acc[k], loaded[k], first_index + k * stride);
   }
-  __device__ __forceinline__ acc_t fold_element(acc_t acc, u64 i) const { return op::fold_pair(acc, x[i], y[i], i); }
+  __device__ __forceinline__ acc_t fold_element(acc_t acc, u64 i, u64 index) const {
+    return op::fold_pair(acc, x[i], y[i], index);
+  }
+  __device__ __forceinline__ bool rows_aligned(u64 leading) const {
+    return (((u64)x | (u64)y | leading * sizeof(input_t)) % CUREDUCE_VECTOR_BYTES) == 0;
+  }
+  __device__ __forceinline__ pair_source from(u64 first) const { return pair_source{x + first, y + first}; }
 };
 typedef pair_source kernel_source;
 #else
 typedef single_source kernel_source;
 #endif
+
+// Every kernel takes its input, x, first and y last (NULL for one input): the source they make.
+__device__ __forceinline__ kernel_source source_of(const input_t *__restrict__ x, const input_t *__restrict__ y) {
+#if CUREDUCE_PAIR
+  return pair_source{x, y};
+#else
+  (void)y;
+  return single_source{x};
+#endif
+}
 
 // The elements [0, n) of the source, taken by `threads` threads of which this is `thread`: whole
 // loads in a strided loop, CUREDUCE_UNROLL in flight, the head and tail element by element.
@@ -1068,8 +1103,8 @@ __device__ __forceinline__ acc_t strided_accumulate(const S &source, u64 n, u64 
   }
   for (; v < vectors; v += threads) acc[0] = S::fold_one(acc[0], S::load(body, v), head + v * vector_elements);
   // Fewer threads than head or tail elements only in a small group (row_groups.cu).
-  for (u64 i = thread; i < head; i += threads) acc[0] = source.fold_element(acc[0], i);
-  for (u64 i = tail_start + thread; i < n; i += threads) acc[0] = source.fold_element(acc[0], i);
+  for (u64 i = thread; i < head; i += threads) acc[0] = source.fold_element(acc[0], i, i);
+  for (u64 i = tail_start + thread; i < n; i += threads) acc[0] = source.fold_element(acc[0], i, i);
 
 #pragma unroll
   for (int k = 1; k < CUREDUCE_UNROLL; k++) acc[0] = op::combine(acc[0], acc[k]);

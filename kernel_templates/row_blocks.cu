@@ -19,7 +19,9 @@ __device__ __forceinline__ unsigned blocks_for(u64 length) {
 }
 
 extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK)
-    cureduce_kernel(const input_t *__restrict__ input, shape_t shape, void *out, void *partials, void *tickets) {
+    cureduce_kernel(const input_t *__restrict__ input, shape_t shape, void *out, void *partials, void *tickets,
+                    const input_t *__restrict__ second) {
+  const kernel_source source = source_of(input, second);
   __shared__ u64 row_first[CUREDUCE_BLOCK], row_length[CUREDUCE_BLOCK];
   const u64 stride = gridDim.y;
   for (u64 batch = blockIdx.y; batch < shape.rows; batch += stride * CUREDUCE_BLOCK) {
@@ -30,7 +32,7 @@ extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK)
       const u64 row = batch + k * stride, first = row_first[k], length = row_length[k];
       const unsigned blocks = blocks_for(length);
       if (blockIdx.x >= blocks) continue;
-      acc_t v = strided_accumulate(single_source{input + first}, length, (u64)blockIdx.x * CUREDUCE_BLOCK + threadIdx.x,
+      acc_t v = strided_accumulate(source.from(first), length, (u64)blockIdx.x * CUREDUCE_BLOCK + threadIdx.x,
                                    (u64)blocks * CUREDUCE_BLOCK);
       v = block_reduce(v);
       finish_blocks(v, blocks, blockIdx.x, result_at(out, row), (acc_t *)partials + row * gridDim.x,

@@ -16,18 +16,18 @@ const unsigned groups_per_block = CUREDUCE_BLOCK / CUREDUCE_GROUP;
 #if CUREDUCE_COLS
 // Lane `lane`'s share of a row of CUREDUCE_COLS elements: vectors lane, lane + GROUP, ... where
 // whole and aligned, else their elements one by one.
-__device__ __forceinline__ acc_t short_row(const input_t *__restrict__ row, unsigned lane, bool aligned) {
+__device__ __forceinline__ acc_t short_row(const kernel_source &row, unsigned lane, bool aligned) {
   const int chunk = CUREDUCE_GROUP * vector_elements;
   acc_t acc = op::identity();
 #pragma unroll
   for (int start = 0; start < CUREDUCE_COLS; start += chunk) {
     const int first = start + (int)lane * vector_elements;
     if (aligned && first + vector_elements <= CUREDUCE_COLS) {
-      acc = fold_vector(acc, __ldg((const vector_t *)(row + first)), (u64)first);
+      acc = kernel_source::fold_one(acc, row.load_at((u64)first), (u64)first);
     } else {
 #pragma unroll
       for (int j = 0; j < vector_elements; j++)
-        if (first + j < CUREDUCE_COLS) acc = op::fold(acc, row[first + j], (u64)(first + j));
+        if (first + j < CUREDUCE_COLS) acc = row.fold_element(acc, (u64)(first + j), (u64)(first + j));
     }
   }
   return acc;
@@ -35,10 +35,11 @@ __device__ __forceinline__ acc_t short_row(const input_t *__restrict__ row, unsi
 #endif
 
 #if CUREDUCE_COLS && CUREDUCE_GROUP == 1 && CUREDUCE_COLS * CUREDUCE_INPUT_BYTES < CUREDUCE_VECTOR_BYTES && \
-    CUREDUCE_VECTOR_BYTES % (CUREDUCE_COLS * CUREDUCE_INPUT_BYTES) == 0
+    CUREDUCE_VECTOR_BYTES % (CUREDUCE_COLS * CUREDUCE_INPUT_BYTES) == 0 && !CUREDUCE_PAIR
 // Rows shorter than a vector, back to back (leading dimension = length) and aligned: each load
 // holds rows_per_vector whole rows, and the matrix is walked as a contiguous input, its results
-// stored together. A load a row left rows of 2 f32 at 80% of their ceiling on an H200.
+// stored together. A load a row left rows of 2 f32 at 80% of their ceiling on an H200. (One
+// input: pairs of such rows take a load of each input a row, through short_row.)
 #define CUREDUCE_ROWS_PER_VECTOR (CUREDUCE_VECTOR_BYTES / (CUREDUCE_COLS * CUREDUCE_INPUT_BYTES))
 
 __device__ __forceinline__ void fold_packed_rows(vector_t raw, u64 first_row, void *out) {
@@ -70,13 +71,15 @@ __device__ __forceinline__ bool packed_rows(const input_t *__restrict__ input, c
   }
   for (; v < vectors; v += threads) fold_packed_rows(__ldg(body + v), v * CUREDUCE_ROWS_PER_VECTOR, out);
   for (u64 row = vectors * CUREDUCE_ROWS_PER_VECTOR + thread; row < shape.rows; row += threads)
-    store_result(result_at(out, row), op::finish(short_row(input + row * CUREDUCE_COLS, 0, false)));
+    store_result(result_at(out, row), op::finish(short_row(single_source{input + row * CUREDUCE_COLS}, 0, false)));
   return true;
 }
 #endif
 
 extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK)
-    cureduce_kernel(const input_t *__restrict__ input, shape_t shape, void *out, void *, void *) {
+    cureduce_kernel(const input_t *__restrict__ input, shape_t shape, void *out, void *, void *,
+                    const input_t *__restrict__ second) {
+  const kernel_source source = source_of(input, second);
   const unsigned lane = threadIdx.x % CUREDUCE_GROUP;
   const u64 groups = (u64)gridDim.x * groups_per_block;
   const u64 group = (u64)blockIdx.x * groups_per_block + threadIdx.x / CUREDUCE_GROUP;
@@ -85,14 +88,14 @@ extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK)
   if (packed_rows(input, shape, out)) return;
 #endif
 #if CUREDUCE_COLS
-  const bool aligned = rows_aligned(input, shape);
+  const bool aligned = source.rows_aligned(shape.leading);
   for (u64 base = warp_group; base < shape.rows; base += CUREDUCE_UNROLL * groups) {
     const u64 first_row = group + (base - warp_group);
     acc_t v[CUREDUCE_UNROLL];
 #pragma unroll
     for (int k = 0; k < CUREDUCE_UNROLL; k++) {
       const u64 row = first_row + k * groups;
-      v[k] = row < shape.rows ? short_row(input + row * shape.leading, lane, aligned) : op::identity();
+      v[k] = row < shape.rows ? short_row(source.from(row * shape.leading), lane, aligned) : op::identity();
     }
 #pragma unroll
     for (int k = 0; k < CUREDUCE_UNROLL; k++) {
@@ -106,7 +109,7 @@ extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK)
     const u64 row = group + (base - warp_group);
     u64 first = 0, length = 0;
     if (row < shape.rows) segment_of(shape, row, first, length);
-    acc_t v = strided_accumulate(single_source{input + first}, length, lane, CUREDUCE_GROUP);
+    acc_t v = strided_accumulate(source.from(first), length, lane, CUREDUCE_GROUP);
     v = group_reduce<CUREDUCE_GROUP>(v);
     if (lane == 0 && row < shape.rows) store_result(result_at(out, row), op::finish(v));
   }

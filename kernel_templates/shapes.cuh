@@ -73,9 +73,4 @@ template <int GROUP> __device__ __forceinline__ acc_t group_reduce(acc_t v) {
   return v;
 }
 
-// Whether a matrix's rows all start at a whole vector: the start and the row pitch aligned.
-__device__ __forceinline__ bool rows_aligned(const input_t *input, const shape_t &shape) {
-  return (((u64)input | shape.leading * sizeof(input_t)) % CUREDUCE_VECTOR_BYTES) == 0;
-}
-
 }  // namespace cureduce

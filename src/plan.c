@@ -229,7 +229,9 @@ static cureduce_status fill_shaped_plan(cureduce_plan *plan, const char *spec) {
               : cureduce_shape_heuristic(problem, context->info.sm_count, context->info.max_threads_per_sm),
         tuned ? CUREDUCE_PLAN_TUNED : CUREDUCE_PLAN_HEURISTIC,
         cureduce_shape_workspace_limit(problem, context->info.sm_count, context->info.max_threads_per_sm), &made));
-    atomic_init(&plan->tune_pending, !tuned && context->tuning == CUREDUCE_TUNING_ON_FIRST_USE);
+    /* the tuner does not time maps of two inputs (cureduce_tune_problems says so) */
+    atomic_init(&plan->tune_pending, !tuned && context->tuning == CUREDUCE_TUNING_ON_FIRST_USE &&
+                                         !cureduce_transform_is_pair(problem->transform));
   }
   plan->choice = made.choice;
   plan->shaped = made.launch;
@@ -389,30 +391,35 @@ static cureduce_status tune_shaped_on_first_use(const cureduce_plan *plan, cured
   return CUREDUCE_STATUS_OK;
 }
 
-/* Device checks of a shaped call's memory (settings.check_pointers): the input where the call
+/* What one execution reads: the input (x), y for a map of two inputs, a segments plan's offsets. */
+typedef struct execution_inputs {
+  const void *input, *second;
+  const int64_t *begin, *end;
+} execution_inputs;
+
+/* Device checks of a shaped call's memory (settings.check_pointers): the inputs where the call
  * reads any, the output, and the offsets. */
-static cureduce_status check_shaped_memory(const cureduce_plan *plan, const void *input, const void *output,
-                                           const int64_t *begin, const int64_t *end) {
+static cureduce_status check_shaped_memory(const cureduce_plan *plan, const execution_inputs *in, const void *output) {
   const cureduce_problem *problem = &plan->problem;
   bool reads = problem->layout == CUREDUCE_LAYOUT_SEGMENTS || cureduce_problem_extent(problem) > 0;
-  cureduce_launch memory = {.input = (CUdeviceptr)(uintptr_t)input, .n = reads, .output = (CUdeviceptr)(uintptr_t)output};
+  cureduce_launch memory = {.input = (CUdeviceptr)(uintptr_t)in->input, .n = reads,
+                            .output = (CUdeviceptr)(uintptr_t)output, .second = (CUdeviceptr)(uintptr_t)in->second};
   CUREDUCE_FORWARD_IF_ERROR(cureduce_plan_check_pointers(plan->context, &memory));
   if (!plan->context->check_pointers || problem->layout != CUREDUCE_LAYOUT_SEGMENTS)
     return CUREDUCE_STATUS_OK;
-  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_device_pointer(plan->context, begin, "begin_offsets"));
-  return cureduce_check_device_pointer(plan->context, end, "end_offsets");
+  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_device_pointer(plan->context, in->begin, "begin_offsets"));
+  return cureduce_check_device_pointer(plan->context, in->end, "end_offsets");
 }
 
-static cureduce_status run_shaped(const cureduce_plan *plan, const void *input, const int64_t *begin,
-                                  const int64_t *end, void *output, void *workspace, size_t workspace_bytes,
-                                  CUstream stream) {
+static cureduce_status run_shaped(const cureduce_plan *plan, const execution_inputs *in, void *output,
+                                  void *workspace, size_t workspace_bytes, CUstream stream) {
   const cureduce_problem *problem = &plan->problem;
   if (cureduce_problem_results(problem) == 0)
     return CUREDUCE_STATUS_OK;
   cureduce_context *context = plan->context;
-  CUREDUCE_FORWARD_IF_ERROR(check_shaped_memory(plan, input, output, begin, end));
-  cureduce_shape_memory memory = {(CUdeviceptr)(uintptr_t)input, (CUdeviceptr)(uintptr_t)output,
-                                  (CUdeviceptr)(uintptr_t)begin, (CUdeviceptr)(uintptr_t)end,
+  CUREDUCE_FORWARD_IF_ERROR(check_shaped_memory(plan, in, output));
+  cureduce_shape_memory memory = {(CUdeviceptr)(uintptr_t)in->input, (CUdeviceptr)(uintptr_t)output,
+                                  (CUdeviceptr)(uintptr_t)in->begin, (CUdeviceptr)(uintptr_t)in->end,
                                   (CUdeviceptr)(uintptr_t)workspace, workspace_bytes};
   CUREDUCE_FORWARD_IF_ERROR(explain_launch_failure(context, stream, tune_shaped_on_first_use(plan, &memory, stream)));
   cureduce_shaped_choice now = current_shaped(plan);
@@ -423,22 +430,16 @@ static cureduce_status run_shaped(const cureduce_plan *plan, const void *input, 
   cureduce_shape_argument shape = {problem->rows, problem->cols, problem->leading_dimension, memory.begin, memory.end};
   return explain_launch_failure(context, stream,
                                 cureduce_launch_shaped(context->driver, &now.choice.spec, now.choice.kernel,
-                                                       &now.launch, memory.input, &shape, memory.output, armed,
-                                                       stream));
+                                                       &now.launch, memory.input, (CUdeviceptr)(uintptr_t)in->second,
+                                                       &shape, memory.output, armed, stream));
 }
-
-/* What one execution reads: the input (x), y for a map of two inputs, a segments plan's offsets. */
-typedef struct execution_inputs {
-  const void *input, *second;
-  const int64_t *begin, *end;
-} execution_inputs;
 
 /* Runs a plan with the context current. */
 static cureduce_status execute_entered(const cureduce_plan *plan, const execution_inputs *in, void *output,
                                        void *workspace, size_t workspace_bytes, void *stream) {
   const cureduce_problem *problem = &plan->problem;
   if (cureduce_problem_is_shaped(problem))
-    return run_shaped(plan, in->input, in->begin, in->end, output, workspace, workspace_bytes, (CUstream)stream);
+    return run_shaped(plan, in, output, workspace, workspace_bytes, (CUstream)stream);
   cureduce_launch launch = {(CUdeviceptr)(uintptr_t)in->input, (size_t)problem->n, (CUdeviceptr)(uintptr_t)output,
                             false, (CUdeviceptr)(uintptr_t)workspace, workspace_bytes, (CUstream)stream,
                             (CUdeviceptr)(uintptr_t)in->second};
@@ -454,54 +455,65 @@ static cureduce_status execute(const cureduce_plan *plan, const execution_inputs
   return status;
 }
 
-cureduce_status cureduce_plan_execute(const cureduce_plan *plan, const void *input, void *output, void *workspace,
-                                      size_t workspace_bytes, void *stream) {
+/* The entry point each plan runs through: by its layout (segments take offsets) and its transform
+ * (a map of two inputs takes y). */
+static const char *entry_point_of(const cureduce_problem *problem) {
+  bool segments = problem->layout == CUREDUCE_LAYOUT_SEGMENTS, pair = cureduce_transform_is_pair(problem->transform);
+  return segments ? (pair ? "cureduce_plan_execute_pair_segments()" : "cureduce_plan_execute_segments()")
+                  : (pair ? "cureduce_plan_execute_pair()" : "cureduce_plan_execute()");
+}
+
+/* The checks of every execution, then the run: the plan, the entry point (`called`) its layout and
+ * transform need, and the pointers of x, y, the offsets and the output, none of them touched when
+ * one is refused. */
+static cureduce_status checked_execute(const cureduce_plan *plan, const char *called, const execution_inputs *in,
+                                       void *output, void *workspace, size_t workspace_bytes, void *stream) {
   cureduce_error_clear();
   CUREDUCE_RETURN_ERROR_IF(!plan, NULL_POINTER, "plan must not be NULL");
   const cureduce_problem *problem = &plan->problem;
-  CUREDUCE_RETURN_ERROR_IF(problem->layout == CUREDUCE_LAYOUT_SEGMENTS, INVALID_ARGUMENT,
-                           "a segments plan needs its offsets: call cureduce_plan_execute_segments()");
-  CUREDUCE_RETURN_ERROR_IF(cureduce_transform_is_pair(problem->transform), INVALID_ARGUMENT,
-                           "%s maps two inputs: call cureduce_plan_execute_pair() with y",
-                           cureduce_transform_name(problem->transform));
+  const char *wanted = entry_point_of(problem);
+  CUREDUCE_RETURN_ERROR_IF(strcmp(called, wanted) != 0, INVALID_ARGUMENT, "%s of %s runs through %s, not %s",
+                           problem->layout == CUREDUCE_LAYOUT_SEGMENTS ? "a segments plan" : "a plan",
+                           cureduce_transform_is_pair(problem->transform) ? cureduce_transform_name(problem->transform)
+                                                                          : "one input",
+                           wanted, called);
+  if (problem->layout == CUREDUCE_LAYOUT_SEGMENTS)
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_check_offsets(in->begin, in->end, problem->rows));
   if (cureduce_problem_is_shaped(problem))
-    CUREDUCE_FORWARD_IF_ERROR(cureduce_check_shaped_pointers(problem, input, output));
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_check_shaped_pointers(problem, in->input, output));
   else
-    CUREDUCE_FORWARD_IF_ERROR(cureduce_check_call_pointers(problem->op, problem->input_type, input,
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_check_call_pointers(problem->op, problem->input_type, in->input,
                                                            (size_t)problem->n, problem->output_type, output));
+  if (cureduce_transform_is_pair(problem->transform))
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_check_second_pointer(problem, in->second));
+  return execute(plan, in, output, workspace, workspace_bytes, stream);
+}
+
+cureduce_status cureduce_plan_execute(const cureduce_plan *plan, const void *input, void *output, void *workspace,
+                                      size_t workspace_bytes, void *stream) {
   execution_inputs in = {.input = input};
-  return execute(plan, &in, output, workspace, workspace_bytes, stream);
+  return checked_execute(plan, "cureduce_plan_execute()", &in, output, workspace, workspace_bytes, stream);
 }
 
 cureduce_status cureduce_plan_execute_pair(const cureduce_plan *plan, const void *x, const void *y, void *output,
                                            void *workspace, size_t workspace_bytes, void *stream) {
-  cureduce_error_clear();
-  CUREDUCE_RETURN_ERROR_IF(!plan, NULL_POINTER, "plan must not be NULL");
-  const cureduce_problem *problem = &plan->problem;
-  CUREDUCE_RETURN_ERROR_IF(!cureduce_transform_is_pair(problem->transform), INVALID_ARGUMENT,
-                           "cureduce_plan_execute_pair() is for maps of two inputs; this plan's transform is %s: "
-                           "cureduce_plan_execute()",
-                           cureduce_transform_name(problem->transform));
-  size_t n = (size_t)problem->n;
-  CUREDUCE_FORWARD_IF_ERROR(
-      cureduce_check_call_pointers(problem->op, problem->input_type, x, n, problem->output_type, output));
-  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_input_pointer("y", problem->input_type, y, n));
   execution_inputs in = {.input = x, .second = y};
-  return execute(plan, &in, output, workspace, workspace_bytes, stream);
+  return checked_execute(plan, "cureduce_plan_execute_pair()", &in, output, workspace, workspace_bytes, stream);
 }
 
 cureduce_status cureduce_plan_execute_segments(const cureduce_plan *plan, const void *input, const int64_t *begin,
                                                const int64_t *end, void *output, void *workspace,
                                                size_t workspace_bytes, void *stream) {
-  cureduce_error_clear();
-  CUREDUCE_RETURN_ERROR_IF(!plan, NULL_POINTER, "plan must not be NULL");
-  const cureduce_problem *problem = &plan->problem;
-  CUREDUCE_RETURN_ERROR_IF(problem->layout != CUREDUCE_LAYOUT_SEGMENTS, INVALID_ARGUMENT,
-                           "cureduce_plan_execute_segments() is for segments plans; this one: cureduce_plan_execute()");
-  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_offsets(begin, end, problem->rows));
-  CUREDUCE_FORWARD_IF_ERROR(cureduce_check_shaped_pointers(problem, input, output));
   execution_inputs in = {.input = input, .begin = begin, .end = end};
-  return execute(plan, &in, output, workspace, workspace_bytes, stream);
+  return checked_execute(plan, "cureduce_plan_execute_segments()", &in, output, workspace, workspace_bytes, stream);
+}
+
+cureduce_status cureduce_plan_execute_pair_segments(const cureduce_plan *plan, const void *x, const void *y,
+                                                    const int64_t *begin, const int64_t *end, void *output,
+                                                    void *workspace, size_t workspace_bytes, void *stream) {
+  execution_inputs in = {.input = x, .second = y, .begin = begin, .end = end};
+  return checked_execute(plan, "cureduce_plan_execute_pair_segments()", &in, output, workspace, workspace_bytes,
+                         stream);
 }
 
 cureduce_status cureduce_precompile(cureduce_context *context, const cureduce_problem *problems, size_t count) {

@@ -100,9 +100,6 @@ cureduce_status cureduce_problem_check(const cureduce_problem *problem) {
   CUREDUCE_RETURN_ERROR_IF((unsigned)problem->layout > CUREDUCE_LAYOUT_SEGMENTS, UNSUPPORTED,
                            "layout %d is not a cureduce_layout this version knows", (int)problem->layout);
   CUREDUCE_FORWARD_IF_ERROR(check_expression(problem));
-  CUREDUCE_RETURN_ERROR_IF(cureduce_transform_is_pair(problem->transform) && cureduce_problem_is_shaped(problem),
-                           UNSUPPORTED, "%s takes two whole arrays; rows, columns and segments of pairs are not built yet",
-                           cureduce_transform_name(problem->transform));
   for (size_t i = 0; i < sizeof problem->reserved; i++)
     CUREDUCE_RETURN_ERROR_IF(problem->reserved[i] != 0, INVALID_ARGUMENT,
                              "reserved byte %zu is not zero: start from cureduce_problem_init()", i);
@@ -153,6 +150,14 @@ cureduce_status cureduce_check_shaped_pointers(const cureduce_problem *problem, 
     return CUREDUCE_STATUS_OK; /* nothing is read or written */
   return cureduce_check_call_pointers(problem->op, problem->input_type, input, (size_t)extent, problem->output_type,
                                       output);
+}
+
+cureduce_status cureduce_check_second_pointer(const cureduce_problem *problem, const void *y) {
+  bool segments = problem->layout == CUREDUCE_LAYOUT_SEGMENTS;
+  CUREDUCE_RETURN_ERROR_IF(segments && problem->rows > 0 && !y, NULL_POINTER, "y is NULL with %llu segments",
+                           (unsigned long long)problem->rows);
+  uint64_t elements = cureduce_problem_is_shaped(problem) ? cureduce_problem_extent(problem) : problem->n;
+  return cureduce_check_input_pointer("y", problem->input_type, y, (size_t)elements);
 }
 
 cureduce_status cureduce_check_offsets(const int64_t *begin, const int64_t *end, uint64_t segments) {

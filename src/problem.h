@@ -28,6 +28,9 @@ cureduce_status cureduce_check_input_pointer(const char *name, cureduce_dtype in
 cureduce_status cureduce_check_call_pointers(cureduce_op op, cureduce_dtype input_type, const void *input, size_t n,
                                              cureduce_dtype output_type, const void *output);
 cureduce_status cureduce_check_shaped_pointers(const cureduce_problem *problem, const void *input, const void *output);
+/* y of a map of two inputs, checked as the input is: as many elements as x (for segments, not
+ * NULL when there are any). */
+cureduce_status cureduce_check_second_pointer(const cureduce_problem *problem, const void *y);
 /* The offsets of a segments call: both given, 8-byte aligned. */
 cureduce_status cureduce_check_offsets(const int64_t *begin, const int64_t *end, uint64_t segments);
 

@@ -200,7 +200,7 @@ cureduce_shape_launch cureduce_shape_geometry(const cureduce_spec *spec, const c
 }
 
 cureduce_status cureduce_launch_shaped(const cureduce_driver *driver, const cureduce_spec *spec, CUfunction kernel,
-                                       const cureduce_shape_launch *launch, CUdeviceptr input,
+                                       const cureduce_shape_launch *launch, CUdeviceptr input, CUdeviceptr second,
                                        const cureduce_shape_argument *shape, CUdeviceptr output,
                                        CUdeviceptr workspace, CUstream stream) {
   CUREDUCE_RETURN_ERROR_IF(launch->workspace_bytes && !workspace, INVALID_ARGUMENT, "this launch needs a workspace");
@@ -209,7 +209,7 @@ cureduce_status cureduce_launch_shaped(const cureduce_driver *driver, const cure
   if (launch->arm_tickets)
     CUREDUCE_CU(driver->cuMemsetD32Async(tickets, 0, launch->ticket_bytes / 4, stream));
   cureduce_shape_argument argument = *shape;
-  void *parameters[] = {&input, &argument, &output, &partials, &tickets};
+  void *parameters[] = {&input, &argument, &output, &partials, &tickets, &second};
   CUREDUCE_CU(driver->cuLaunchKernel(kernel, launch->grid_x, launch->grid_y, 1, spec->block, 1, 1, 0, stream,
                                      parameters, NULL));
   return CUREDUCE_STATUS_OK;

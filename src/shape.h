@@ -55,10 +55,11 @@ enum { CUREDUCE_SHAPE_SPACE_MAX = 1 + 2 * 9 };
 size_t cureduce_shape_tune_space(const cureduce_problem *problem, int sm_count, int max_threads_per_sm, bool quick,
                                  size_t workspace_limit, cureduce_spec *out, size_t max);
 
-/* Launches a shaped kernel; `workspace` holds the launch's workspace_bytes, its tickets zero
- * unless arm_tickets. The context must be current. */
+/* Launches a shaped kernel on input (x) and, for a map of two inputs, second (y; else 0);
+ * `workspace` holds the launch's workspace_bytes, its tickets zero unless arm_tickets. The context
+ * must be current. */
 cureduce_status cureduce_launch_shaped(const cureduce_driver *driver, const cureduce_spec *spec, CUfunction kernel,
-                                       const cureduce_shape_launch *launch, CUdeviceptr input,
+                                       const cureduce_shape_launch *launch, CUdeviceptr input, CUdeviceptr second,
                                        const cureduce_shape_argument *shape, CUdeviceptr output,
                                        CUdeviceptr workspace, CUstream stream);
 

@@ -121,10 +121,6 @@ cureduce_status cureduce_spec_validate_kernel(const cureduce_spec *spec) {
                            cureduce_dtype_name(spec->input), cureduce_dtype_name(spec->output));
   CUREDUCE_RETURN_ERROR_IF(spec->strategy >= CUREDUCE_STRATEGY_COUNT, INVALID_SPEC, "unknown strategy %u",
                            spec->strategy);
-  CUREDUCE_RETURN_ERROR_IF(cureduce_transform_is_pair((cureduce_transform)spec->transform) &&
-                               spec->strategy != CUREDUCE_STRATEGY_SINGLE_PASS,
-                           INVALID_SPEC, "%s, a map of two inputs, is single_pass's alone",
-                           cureduce_transform_name((cureduce_transform)spec->transform));
   CUREDUCE_RETURN_ERROR_IF(spec->block < 32 || spec->block > 1024 || spec->block % 32, INVALID_SPEC,
                            "block %u is not a multiple of 32 from 32 to 1024", spec->block);
   CUREDUCE_RETURN_ERROR_IF(spec->unroll < 1 || spec->unroll > 16, INVALID_SPEC,

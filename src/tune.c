@@ -354,8 +354,8 @@ static cureduce_status launch_once(bench_state *b, const cureduce_spec *spec, CU
     return cureduce_launch_single_pass(c->driver, spec, kernel, t->grid, b->input, (size_t)problem->n, b->output,
                                        b->workspace, 0, b->stream);
   cureduce_shape_argument shape = {problem->rows, problem->cols, problem->leading_dimension, b->begin, b->end};
-  return cureduce_launch_shaped(c->driver, spec, kernel, &t->shaped, b->input, &shape, b->output, b->workspace,
-                                b->stream);
+  return cureduce_launch_shaped(c->driver, spec, kernel, &t->shaped, b->input, 0, &shape, b->output, b->workspace,
+                                b->stream); /* one input: the tuner does not time pairs */
 }
 
 /* Median of `reps` queued calls of spec on the problem, after a warm-up call if asked. */

@@ -324,16 +324,18 @@ START_TEST(test_transform_types) {
   ck_assert(cureduce_plan_create(&plan, NULL, &problem, NULL) == CUREDUCE_STATUS_UNSUPPORTED);
   problem.transform = CUREDUCE_TRANSFORM_NONZERO;
   ck_assert(cureduce_plan_create(&plan, NULL, &problem, NULL) == CUREDUCE_STATUS_NULL_POINTER); /* only the context */
-  /* Maps of two inputs take whole arrays, and cureduce_plan_execute_pair. */
+  /* Maps of two inputs take every layout, and cureduce_plan_execute_pair (_segments). */
   cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 4, 4, 4);
   problem.transform = CUREDUCE_TRANSFORM_PRODUCT;
-  ck_assert(cureduce_plan_create(&plan, NULL, &problem, NULL) == CUREDUCE_STATUS_UNSUPPORTED);
-  ck_assert(strstr(cureduce_last_error_detail(), "product takes two whole arrays"));
+  ck_assert(cureduce_plan_create(&plan, NULL, &problem, NULL) == CUREDUCE_STATUS_NULL_POINTER); /* only the context */
   cureduce_problem_init(&problem, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 4);
   problem.transform = CUREDUCE_TRANSFORM_PRODUCT;
   ck_assert(cureduce_plan_create(&plan, NULL, &problem, NULL) == CUREDUCE_STATUS_NULL_POINTER); /* only the context */
   float x[4];
   ck_assert(cureduce_plan_execute_pair(NULL, x, x, x, NULL, 0, NULL) == CUREDUCE_STATUS_NULL_POINTER);
+  int64_t offsets[1] = {0};
+  ck_assert(cureduce_plan_execute_pair_segments(NULL, x, x, offsets, offsets, x, NULL, 0, NULL) ==
+            CUREDUCE_STATUS_NULL_POINTER);
   ck_assert(cureduce_tune_problems(NULL, &problem, 1, 0, 1) == CUREDUCE_STATUS_UNSUPPORTED); /* not timed yet */
   ck_assert(strstr(cureduce_last_error_detail(), "maps two inputs"));
   ck_assert_ptr_null(plan);

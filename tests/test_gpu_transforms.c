@@ -165,7 +165,7 @@ typedef struct run {
   CUdeviceptr input;         /* element 0 */
   const unsigned char *host; /* the same on the host */
   const int64_t *begin, *end; /* segments, on the host; on the device at offsets_buffer */
-  CUdeviceptr second;         /* a map of two inputs: y, contiguous */
+  CUdeviceptr second;         /* a map of two inputs: y, laid out as x (its shape, its offsets) */
   const unsigned char *host_second;
   bool rounding;
   cureduce_plan_origin expected_origin; /* checked when not pinned */
@@ -203,22 +203,26 @@ static void execute_and_check(const run *r) {
   const void *in = (const void *)(uintptr_t)r->input;
   void *out = (void *)(uintptr_t)output_buffer;
   const int64_t *begin = (const int64_t *)(uintptr_t)offsets_buffer, *end = begin + max_segments;
+  const void *y = (const void *)(uintptr_t)r->second;
+  bool segments = p->layout == CUREDUCE_LAYOUT_SEGMENTS;
   cureduce_status status =
-      p->layout == CUREDUCE_LAYOUT_SEGMENTS
-          ? cureduce_plan_execute_segments(plan, in, begin, end, out, workspace, scratch_bytes, NULL)
-      : r->second ? cureduce_plan_execute_pair(plan, in, (const void *)(uintptr_t)r->second, out, workspace, scratch_bytes,
-                                               NULL)
-                  : cureduce_plan_execute(plan, in, out, workspace, scratch_bytes, NULL);
+      segments && y ? cureduce_plan_execute_pair_segments(plan, in, y, begin, end, out, workspace, scratch_bytes, NULL)
+      : segments    ? cureduce_plan_execute_segments(plan, in, begin, end, out, workspace, scratch_bytes, NULL)
+      : y           ? cureduce_plan_execute_pair(plan, in, y, out, workspace, scratch_bytes, NULL)
+                    : cureduce_plan_execute(plan, in, out, workspace, scratch_bytes, NULL);
   ck_assert_msg(status == CUREDUCE_STATUS_OK, "%s: %s", info.spec, cureduce_last_error_detail());
-  unsigned char *got = malloc(bytes + guard_bytes), *elements = malloc(max_elements * 8);
-  ck_assert(got && elements);
+  unsigned char *got = malloc(bytes + guard_bytes), *elements = malloc(max_elements * 8),
+                *second_elements = malloc(max_elements * 8);
+  ck_assert(got && elements && second_elements);
   harness_download(&gpu, got, output_buffer, bytes + guard_bytes);
   for (size_t b = bytes; b < bytes + guard_bytes; b++)
     ck_assert_msg(got[b] == poison_byte, "%s wrote past its %zu result bytes", info.spec, bytes);
   for (uint64_t i = 0; i < cureduce_problem_results(p); i++) {
     size_t length = gather(p, r->host, r->begin, r->end, i, elements);
-    cureduce_ref_result expected =
-        expected_of(p, elements, r->host_second, length, r->rounding, depth_of(p, &info, length));
+    if (r->host_second)
+      gather(p, r->host_second, r->begin, r->end, i, second_elements);
+    cureduce_ref_result expected = expected_of(p, elements, r->host_second ? second_elements : NULL, length,
+                                               r->rounding, depth_of(p, &info, length));
     cureduce_value value = {.index = -1};
     memcpy(&value, got + i * result_bytes, result_bytes);
     char why[256];
@@ -230,6 +234,7 @@ static void execute_and_check(const run *r) {
   }
   free(got);
   free(elements);
+  free(second_elements);
   cureduce_plan_destroy(plan);
 }
 
@@ -257,14 +262,20 @@ static int outputs_of(cureduce_op op, cureduce_transform transform, cureduce_dty
   return accumulator == tested_type ? 1 : 2;
 }
 
-/* Uploads `count` elements of fresh data at input + offset elements and runs the problem for each
- * output type and data kind; with `space`, sums into the accumulator type also run every spec the
- * tuner may pick for the shape. */
-static void check_problem(cureduce_problem problem, size_t offset, size_t count, const int64_t *begin,
-                          const int64_t *end, bool space) {
+/* Where a map of two inputs finds y: in the input buffer's second half, `y_offset` elements on. */
+static CUdeviceptr second_at(size_t y_offset) {
+  return input_buffer + (max_elements + y_offset) * cureduce_dtype_size(tested_type);
+}
+
+/* Uploads `count` elements of fresh data at input + offset elements (for a map of two inputs, y's
+ * too, at second_at(y_offset)) and runs the problem for each output type and data kind; with
+ * `space`, sums into the accumulator type also run every spec the tuner may pick for the shape. */
+static void check_problem_at(cureduce_problem problem, size_t offset, size_t y_offset, size_t count,
+                             const int64_t *begin, const int64_t *end, bool space) {
   size_t element = cureduce_dtype_size(tested_type);
-  unsigned char *host = malloc((count + offset) * element);
-  ck_assert(host);
+  bool pair = cureduce_transform_is_pair(problem.transform);
+  unsigned char *host = malloc((count + offset) * element), *host_second = malloc(count * element);
+  ck_assert(host && host_second);
   cureduce_dtype outputs[2];
   int output_count = outputs_of(problem.op, problem.transform, outputs);
   bool sums = (problem.op == CUREDUCE_OP_SUM || problem.op == CUREDUCE_OP_NORM2) &&
@@ -272,10 +283,16 @@ static void check_problem(cureduce_problem problem, size_t offset, size_t count,
   for (int rounding = 0; rounding < (sums ? 2 : 1); rounding++) {
     fill(problem.op, problem.transform, rounding, host + offset * element, count);
     harness_upload(&gpu, input_buffer + offset * element, host + offset * element, count * element);
+    if (pair) {
+      fill(problem.op, problem.transform, rounding, host_second, count);
+      harness_upload(&gpu, second_at(y_offset), host_second, count * element);
+    }
     for (int o = 0; o < output_count; o++) {
       problem.output_type = outputs[o];
       run r = {.problem = problem, .input = input_buffer + offset * element, .host = host + offset * element,
-               .begin = begin, .end = end, .rounding = rounding, .expected_origin = CUREDUCE_PLAN_HEURISTIC};
+               .begin = begin, .end = end, .second = pair ? second_at(y_offset) : 0,
+               .host_second = pair ? host_second : NULL, .rounding = rounding,
+               .expected_origin = CUREDUCE_PLAN_HEURISTIC};
       execute_and_check(&r);
       if (!space || o + 1 != output_count)
         continue;
@@ -290,6 +307,12 @@ static void check_problem(cureduce_problem problem, size_t offset, size_t count,
     }
   }
   free(host);
+  free(host_second);
+}
+
+static void check_problem(cureduce_problem problem, size_t offset, size_t count, const int64_t *begin,
+                          const int64_t *end, bool space) {
+  check_problem_at(problem, offset, 0, count, begin, end, space);
 }
 
 /* ---- the sweeps ---------------------------------------------------------------------------------- */
@@ -744,7 +767,7 @@ START_TEST(test_pairs) {
             problem.transform = transform;
             problem.expression = transform == CUREDUCE_TRANSFORM_PAIR_EXPRESSION ? distance_text : NULL;
             run r = {.problem = problem, .input = input_buffer, .host = x,
-                     .second = input_buffer + (max_elements + shifted) * element, .host_second = y + shifted * element,
+                     .second = second_at(shifted), .host_second = y + shifted * element,
                      .rounding = kind > 0, .expected_origin = CUREDUCE_PLAN_HEURISTIC};
             execute_and_check(&r);
             if (ops[o] != CUREDUCE_OP_SUM || s + 1 != sizeof sizes / sizeof sizes[0] || out != output_count - 1 ||
@@ -762,8 +785,50 @@ START_TEST(test_pairs) {
 }
 END_TEST
 
+/* Loop index: the transform, product or pair_expression (the distance |x - y|). Rows (compiled
+ * short rows, rows of two, run-time lengths, padded, split), columns and segments (empty ones among
+ * them) of x, with y laid out alike at x's alignment and one element off it (element by element;
+ * the sample standard deviation at x's alone, its element path is test_pairs'), for the dot
+ * product, argmax and the sample standard deviation, each output type, through the
+ * heuristic's plan (the tuner does not time pairs); the dot product into the accumulator type also
+ * through every spec cureduce_shape_tune_space gives for one shape of each family. */
+START_TEST(test_pair_shapes) {
+  cureduce_transform transform = (cureduce_transform)_i;
+  static const struct {
+    cureduce_layout layout;
+    uint64_t rows, cols, leading;
+    bool pinned;
+  } matrices[] = {{CUREDUCE_LAYOUT_ROWS, 1000, 7, 7, true},        {CUREDUCE_LAYOUT_ROWS, 2000, 2, 2, false},
+                  {CUREDUCE_LAYOUT_ROWS, 33, 5000, 5003, false},   {CUREDUCE_LAYOUT_ROWS, 2, 100000, 100000, true},
+                  {CUREDUCE_LAYOUT_COLUMNS, 333, 3, 5, true},      {CUREDUCE_LAYOUT_COLUMNS, 3000, 64, 64, false}};
+  static const cureduce_op ops[] = {CUREDUCE_OP_SUM, CUREDUCE_OP_ARGMAX, CUREDUCE_OP_SAMPLE_STD};
+  int64_t begin[max_segments], end[max_segments];
+  size_t elements = draw_segments(begin, end);
+  harness_upload(&gpu, offsets_buffer, begin, sizeof begin);
+  harness_upload(&gpu, offsets_buffer + max_segments * 8, end, sizeof end);
+  for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+    for (size_t y_offset = 0; y_offset < (ops[o] == CUREDUCE_OP_SAMPLE_STD ? 1 : 2); y_offset++) {
+      bool space = ops[o] == CUREDUCE_OP_SUM && transform == CUREDUCE_TRANSFORM_PRODUCT && y_offset == 0;
+      cureduce_problem problem;
+      for (size_t m = 0; m < sizeof matrices / sizeof matrices[0]; m++) {
+        cureduce_problem_init_matrix(&problem, matrices[m].layout, ops[o], tested_type, tested_type, matrices[m].rows,
+                                     matrices[m].cols, matrices[m].leading);
+        problem.transform = transform;
+        problem.expression = transform == CUREDUCE_TRANSFORM_PAIR_EXPRESSION ? distance_text : NULL;
+        check_problem_at(problem, 0, y_offset, (size_t)cureduce_problem_extent(&problem), NULL, NULL,
+                         space && matrices[m].pinned);
+      }
+      cureduce_problem_init_segments(&problem, ops[o], tested_type, tested_type, max_segments);
+      problem.transform = transform;
+      problem.expression = transform == CUREDUCE_TRANSFORM_PAIR_EXPRESSION ? distance_text : NULL;
+      check_problem_at(problem, 0, y_offset, elements, begin, end, space);
+    }
+}
+END_TEST
+
 /* A pair plan's calls: cureduce_plan_execute refuses it, cureduce_plan_execute_pair checks y (NULL,
- * misaligned) and refuses a plan of one input; nothing is written. */
+ * misaligned) and refuses a plan of one input; the same for segments, whose plans of each kind
+ * take their own entry point alone; nothing is written. */
 START_TEST(test_pair_calls) {
   cureduce_problem problem;
   cureduce_problem_init(&problem, CUREDUCE_OP_SUM, tested_type, tested_type, 1000);
@@ -782,12 +847,30 @@ START_TEST(test_pair_calls) {
   ck_assert_int_eq(cureduce_plan_execute_pair(pair, x, (const char *)x + 1, out, NULL, 0, NULL),
                    CUREDUCE_STATUS_MISALIGNED_POINTER);
   ck_assert_int_eq(cureduce_plan_execute_pair(single, x, x, out, NULL, 0, NULL), CUREDUCE_STATUS_INVALID_ARGUMENT);
+  /* segments: each of the two entry points refuses the other's plans; y NULL with segments */
+  cureduce_plan *pair_segments, *single_segments;
+  cureduce_problem_init_segments(&problem, CUREDUCE_OP_SUM, tested_type, tested_type, 4);
+  ck_assert(cureduce_plan_create(&single_segments, gpu.context, &problem, NULL) == CUREDUCE_STATUS_OK);
+  problem.transform = CUREDUCE_TRANSFORM_PRODUCT;
+  ck_assert(cureduce_plan_create(&pair_segments, gpu.context, &problem, NULL) == CUREDUCE_STATUS_OK);
+  const int64_t *begin = (const int64_t *)(uintptr_t)offsets_buffer, *end = begin + max_segments;
+  ck_assert_int_eq(cureduce_plan_execute_segments(pair_segments, x, begin, end, out, NULL, 0, NULL),
+                   CUREDUCE_STATUS_INVALID_ARGUMENT);
+  ck_assert(strstr(cureduce_last_error_detail(), "cureduce_plan_execute_pair_segments"));
+  ck_assert_int_eq(cureduce_plan_execute_pair_segments(single_segments, x, x, begin, end, out, NULL, 0, NULL),
+                   CUREDUCE_STATUS_INVALID_ARGUMENT);
+  ck_assert_int_eq(cureduce_plan_execute_pair(pair_segments, x, x, out, NULL, 0, NULL), CUREDUCE_STATUS_INVALID_ARGUMENT);
+  ck_assert_int_eq(cureduce_plan_execute_pair_segments(pair_segments, x, NULL, begin, end, out, NULL, 0, NULL),
+                   CUREDUCE_STATUS_NULL_POINTER);
+  ck_assert(strstr(cureduce_last_error_detail(), "y is NULL"));
   unsigned char got[16];
   harness_download(&gpu, got, output_buffer, sizeof got);
   for (size_t i = 0; i < sizeof got; i++)
     ck_assert_int_eq(got[i], poison_byte);
   cureduce_plan_destroy(pair);
   cureduce_plan_destroy(single);
+  cureduce_plan_destroy(pair_segments);
+  cureduce_plan_destroy(single_segments);
 }
 END_TEST
 
@@ -864,6 +947,7 @@ int main(int argc, char **argv) {
   tcase_add_loop_test(transforms, test_statistics, CUREDUCE_OP_MEAN, CUREDUCE_OP_LOGSUMEXP + 1);
   tcase_add_test(transforms, test_statistics_planted);
   tcase_add_loop_test(transforms, test_pairs, CUREDUCE_TRANSFORM_PRODUCT, CUREDUCE_TRANSFORM_PAIR_EXPRESSION + 1);
+  tcase_add_loop_test(transforms, test_pair_shapes, CUREDUCE_TRANSFORM_PRODUCT, CUREDUCE_TRANSFORM_PAIR_EXPRESSION + 1);
   tcase_add_test(transforms, test_pair_calls);
   tcase_add_test(transforms, test_planted_semantics);
   tcase_add_test(transforms, test_expression_matches_builtin);

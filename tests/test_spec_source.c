@@ -112,7 +112,7 @@ START_TEST(test_bad_specs_are_refused) {
       "sum:expression.0000000000000000(f32)->f32/single_pass/b256/u4/v16/g8", /* 0 is no digest */
       "sum:expression.0123456789ABCDEF(f32)->f32/single_pass/b256/u4/v16/g8", /* lower case */
       "sum:abs.0123456789abcdef(f32)->f32/single_pass/b256/u4/v16/g8",        /* only expressions have one */
-      "sum:product(f32)->f32/row_blocks/b256/u4/v16/g8/t0/c0/s2",            /* pairs: single_pass alone */
+      "sum:product(f32)->f32/rung11_vector_grid_stride/b256/u4/v16/g8",      /* pairs: not the ladder */
       "sum:pair_expression(f32)->f32/single_pass/b256/u4/v16/g8",            /* with its digest */
       "sum:product.0123456789abcdef(f32)->f32/single_pass/b256/u4/v16/g8",   /* the product has none */
       "sum:product(i32)->i64/single_pass/b256/u4/v16/g8",                    /* floats only */

@@ -442,8 +442,9 @@ CUREDUCE_API cureduce_status cureduce_plan_workspace_size(const cureduce_plan *p
 CUREDUCE_API cureduce_status cureduce_plan_execute(const cureduce_plan *plan, const void *input, void *output,
                                                    void *workspace, size_t workspace_bytes, void *stream);
 /* The same for a plan whose transform takes two inputs (CUREDUCE_TRANSFORM_PRODUCT,
- * _PAIR_EXPRESSION; cureduce_plan_execute refuses it): x and y, n elements each of the input type,
- * each aligned to its element (not necessarily alike: inputs that lie equally far from a 16-byte
+ * _PAIR_EXPRESSION; cureduce_plan_execute refuses it): x and y, each n elements of the input type
+ * (a rows or columns problem: two matrices of the problem's shape and leading dimension), each
+ * aligned to its element (not necessarily alike: inputs that lie equally far from a 16-byte
  * boundary are read in whole vectors, others element by element, slower). */
 CUREDUCE_API cureduce_status cureduce_plan_execute_pair(const cureduce_plan *plan, const void *x, const void *y,
                                                         void *output, void *workspace, size_t workspace_bytes,
@@ -455,6 +456,13 @@ CUREDUCE_API cureduce_status cureduce_plan_execute_segments(const cureduce_plan 
                                                             const int64_t *begin_offsets,
                                                             const int64_t *end_offsets, void *output,
                                                             void *workspace, size_t workspace_bytes, void *stream);
+/* And for a segments plan of a map of two inputs: segment i is elements begin_offsets[i] to
+ * end_offsets[i] of x, each with the same element of y. */
+CUREDUCE_API cureduce_status cureduce_plan_execute_pair_segments(const cureduce_plan *plan, const void *x,
+                                                                 const void *y, const int64_t *begin_offsets,
+                                                                 const int64_t *end_offsets, void *output,
+                                                                 void *workspace, size_t workspace_bytes,
+                                                                 void *stream);
 
 typedef struct cureduce_plan_info {
   char spec[112];                /* e.g. "sum:f32->f32/single_pass/b256/u4/v16/g8" */
