@@ -221,8 +221,12 @@ template <int IN, int OP> struct moments_reduction {
   typedef moments acc;
   static __device__ __forceinline__ acc identity() { return acc{0.0, 0.0, 0.0, 0.0}; }
   static __device__ __forceinline__ acc lift(typename E::storage s, u64) { return acc{(double)E::to_value(s), 0.0, 0.0, 1.0}; }
+  // The deviation is a subtraction of its own (__dsub_rn is never fused): an f64 map that ends in
+  // a multiply (x * y, x * x) fused into it would leave the mapped value unrounded, half an ulp of
+  // the value from the value the operation is defined on, which the bound (epsilons of the
+  // spread, not of the values) does not cover when the values lie close together.
   static __device__ __forceinline__ acc fold_element(acc a, typename E::storage s) {
-    const double x = E::to_value(s), shift = a.count != 0.0 ? a.shift : x, d = x - shift;
+    const double x = E::to_value(s), shift = a.count != 0.0 ? a.shift : x, d = __dsub_rn(x, shift);
     return acc{shift, a.sum + d, fma(d, d, a.squares), a.count + 1.0};
   }
   static __device__ __forceinline__ double mean_of(acc a) { return a.shift + a.sum / a.count; }
