@@ -457,26 +457,30 @@ static cureduce_status execute(const cureduce_plan *plan, const execution_inputs
 
 /* The entry point each plan runs through: by its layout (segments take offsets) and its transform
  * (a map of two inputs takes y). */
-static const char *entry_point_of(const cureduce_problem *problem) {
-  bool segments = problem->layout == CUREDUCE_LAYOUT_SEGMENTS, pair = cureduce_transform_is_pair(problem->transform);
-  return segments ? (pair ? "cureduce_plan_execute_pair_segments()" : "cureduce_plan_execute_segments()")
-                  : (pair ? "cureduce_plan_execute_pair()" : "cureduce_plan_execute()");
+typedef enum entry_point { ONE_INPUT, PAIR, SEGMENTS, PAIR_SEGMENTS } entry_point;
+static const char *const entry_point_names[] = {"cureduce_plan_execute()", "cureduce_plan_execute_pair()",
+                                                "cureduce_plan_execute_segments()",
+                                                "cureduce_plan_execute_pair_segments()"};
+
+static entry_point entry_point_of(const cureduce_problem *problem) {
+  return (entry_point)((problem->layout == CUREDUCE_LAYOUT_SEGMENTS ? SEGMENTS : ONE_INPUT) +
+                       (cureduce_transform_is_pair(problem->transform) ? PAIR : ONE_INPUT));
 }
 
 /* The checks of every execution, then the run: the plan, the entry point (`called`) its layout and
  * transform need, and the pointers of x, y, the offsets and the output, none of them touched when
  * one is refused. */
-static cureduce_status checked_execute(const cureduce_plan *plan, const char *called, const execution_inputs *in,
+static cureduce_status checked_execute(const cureduce_plan *plan, entry_point called, const execution_inputs *in,
                                        void *output, void *workspace, size_t workspace_bytes, void *stream) {
   cureduce_error_clear();
   CUREDUCE_RETURN_ERROR_IF(!plan, NULL_POINTER, "plan must not be NULL");
   const cureduce_problem *problem = &plan->problem;
-  const char *wanted = entry_point_of(problem);
-  CUREDUCE_RETURN_ERROR_IF(strcmp(called, wanted) != 0, INVALID_ARGUMENT, "%s of %s runs through %s, not %s",
+  entry_point wanted = entry_point_of(problem);
+  CUREDUCE_RETURN_ERROR_IF(called != wanted, INVALID_ARGUMENT, "%s of %s runs through %s, not %s",
                            problem->layout == CUREDUCE_LAYOUT_SEGMENTS ? "a segments plan" : "a plan",
                            cureduce_transform_is_pair(problem->transform) ? cureduce_transform_name(problem->transform)
                                                                           : "one input",
-                           wanted, called);
+                           entry_point_names[wanted], entry_point_names[called]);
   if (problem->layout == CUREDUCE_LAYOUT_SEGMENTS)
     CUREDUCE_FORWARD_IF_ERROR(cureduce_check_offsets(in->begin, in->end, problem->rows));
   if (cureduce_problem_is_shaped(problem))
@@ -492,28 +496,27 @@ static cureduce_status checked_execute(const cureduce_plan *plan, const char *ca
 cureduce_status cureduce_plan_execute(const cureduce_plan *plan, const void *input, void *output, void *workspace,
                                       size_t workspace_bytes, void *stream) {
   execution_inputs in = {.input = input};
-  return checked_execute(plan, "cureduce_plan_execute()", &in, output, workspace, workspace_bytes, stream);
+  return checked_execute(plan, ONE_INPUT, &in, output, workspace, workspace_bytes, stream);
 }
 
 cureduce_status cureduce_plan_execute_pair(const cureduce_plan *plan, const void *x, const void *y, void *output,
                                            void *workspace, size_t workspace_bytes, void *stream) {
   execution_inputs in = {.input = x, .second = y};
-  return checked_execute(plan, "cureduce_plan_execute_pair()", &in, output, workspace, workspace_bytes, stream);
+  return checked_execute(plan, PAIR, &in, output, workspace, workspace_bytes, stream);
 }
 
 cureduce_status cureduce_plan_execute_segments(const cureduce_plan *plan, const void *input, const int64_t *begin,
                                                const int64_t *end, void *output, void *workspace,
                                                size_t workspace_bytes, void *stream) {
   execution_inputs in = {.input = input, .begin = begin, .end = end};
-  return checked_execute(plan, "cureduce_plan_execute_segments()", &in, output, workspace, workspace_bytes, stream);
+  return checked_execute(plan, SEGMENTS, &in, output, workspace, workspace_bytes, stream);
 }
 
 cureduce_status cureduce_plan_execute_pair_segments(const cureduce_plan *plan, const void *x, const void *y,
                                                     const int64_t *begin, const int64_t *end, void *output,
                                                     void *workspace, size_t workspace_bytes, void *stream) {
   execution_inputs in = {.input = x, .second = y, .begin = begin, .end = end};
-  return checked_execute(plan, "cureduce_plan_execute_pair_segments()", &in, output, workspace, workspace_bytes,
-                         stream);
+  return checked_execute(plan, PAIR_SEGMENTS, &in, output, workspace, workspace_bytes, stream);
 }
 
 cureduce_status cureduce_precompile(cureduce_context *context, const cureduce_problem *problems, size_t count) {
