@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Mutation tests of the GPU suites: a test that cannot fail proves nothing.
+
+Each mutant breaks one thing in the kernel templates, and names the test that must catch it. On a
+GPU host, each is built in a copy of the tree (its own build and kernel cache folders) and its
+suite run; a mutant counts as caught only when its test is among the failures, not when another
+test trips over it first. With --check (no GPU: a CPU suite of its own), it only confirms that
+every mutation still applies, exactly once, to today's templates, so that a change to the kernels
+cannot leave a mutant behind that no longer mutates anything.
+
+usage: gpu_mutations.py [--check] [--jobs N] SOURCE_ROOT
+The GPU run needs what the build needs (libcheck through PKG_CONFIG_PATH) and a GPU. Exit status:
+0 every mutant applies (and, without --check, is caught), 1 otherwise, 2 bad usage.
+"""
+import argparse
+import concurrent.futures
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+# (file under kernel_templates/, text, its mutation, suite binary and argument, the test that must
+# fail, what the mutant breaks)
+MUTANTS = [
+    ("common.cuh",
+     "return (value)element<IN>::to_value(x) * (value)element<IN>::to_value(y);",
+     "return (value)element<IN>::to_value(x) * (value)element<IN>::to_value(x);",
+     ("test-gpu-transforms", "f32"), "test_pairs", "the product map ignores y"),
+    ("common.cuh",
+     "    return op::fold_pair(acc, x[i], y[i], index);",
+     "    return op::fold_pair(acc, x[i], x[i], index);",
+     ("test-gpu-transforms", "f32"), "test_pairs", "pairs read element by element ignore y"),
+    ("common.cuh",
+     "return pair_source{x + first, y + first};",
+     "return pair_source{x + first, y};",
+     ("test-gpu-transforms", "f32"), "test_pair_shapes", "every row of a pair reads y's first row"),
+    ("common.cuh",
+     "return (((u64)x | (u64)y | leading * sizeof(input_t)) % CUREDUCE_VECTOR_BYTES) == 0;",
+     "return (((u64)x | leading * sizeof(input_t)) % CUREDUCE_VECTOR_BYTES) == 0;",
+     ("test-gpu-transforms", "f32"), "test_pair_shapes", "rows of a misaligned y are read in whole vectors"),
+    ("common.cuh",
+     "a.squares + fma(d, b.sum + moved_sum, b.squares)",
+     "a.squares + fma(d, moved_sum, b.squares)",
+     ("test-gpu-transforms", "f32"), "test_statistics", "a merge of moments drops a cross term"),
+    ("common.cuh",
+     "(a.count - (sample ? 1.0 : 0.0))",
+     "(a.count - (sample ? 0.0 : 0.0))",
+     ("test-gpu-transforms", "f32"), "test_statistics", "the sample statistics lose Bessel's correction"),
+]
+
+
+def mutated(text, mutant):
+    """The text with the mutant applied; ValueError unless its original occurs exactly once."""
+    _, original, replacement, _, _, what = mutant
+    count = text.count(original)
+    if count != 1:
+        raise ValueError(f"{what}: its text occurs {count} times, not once")
+    return text.replace(original, replacement)
+
+
+def check(root):
+    ok = True
+    for mutant in MUTANTS:
+        path = os.path.join(root, "kernel_templates", mutant[0])
+        try:
+            with open(path, encoding="utf-8") as f:
+                mutated(f.read(), mutant)
+            print(f"applies: {mutant[5]} ({mutant[0]})")
+        except (OSError, ValueError) as e:
+            print(f"STALE: {e}")
+            ok = False
+    return ok
+
+
+def run_mutant(root, mutant, work):
+    """Builds the mutant in `work` and runs its suite: (caught, the failures' lines)."""
+    tree = os.path.join(work, "tree")
+
+    def not_sources(folder, names):  # the root's build folders, git's and the GPU runner's
+        return [n for n in names if folder == root and (n in (".git", ".gpu") or n.startswith("build"))]
+
+    shutil.copytree(root, tree, ignore=not_sources)
+    path = os.path.join(tree, "kernel_templates", mutant[0])
+    with open(path, encoding="utf-8") as f:
+        text = mutated(f.read(), mutant)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    build = os.path.join(work, "build")
+    binary, argument = mutant[3]
+    for step in (["meson", "setup", build, tree, "--buildtype=release"], ["meson", "compile", "-C", build, binary]):
+        done = subprocess.run(step, capture_output=True, text=True)
+        if done.returncode != 0:
+            return False, [f"build failed: {' '.join(step)}"] + done.stdout.splitlines()[-5:]
+    env = dict(os.environ, CUREDUCE_REQUIRE_GPU="1", CUREDUCE_CACHE_DIR=os.path.join(work, "cache"))
+    done = subprocess.run([os.path.join(build, "tests", binary), argument], capture_output=True, text=True, env=env)
+    lines = (done.stdout + done.stderr).splitlines()
+    failures = [line for line in lines if ":F:" in line or ":E:" in line]
+    caught = done.returncode != 0 and any(f":{mutant[4]}:" in line for line in failures)
+    return caught, failures or [f"exit {done.returncode}, no test failed:"] + lines[-3:]
+
+
+def run_all(root, jobs):
+    with tempfile.TemporaryDirectory() as scratch, concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        works = [os.path.join(scratch, str(i)) for i in range(len(MUTANTS))]
+        results = list(pool.map(lambda pair: run_mutant(root, *pair), zip(MUTANTS, works)))
+    missed = 0
+    for mutant, (caught, failures) in zip(MUTANTS, results):
+        print(f"{'caught' if caught else 'MISSED'}: {mutant[5]} (must fail: {mutant[4]})")
+        for line in failures[:3]:
+            print(f"    {line}")
+        missed += not caught
+    print(f"mutants: {len(MUTANTS)}, caught {len(MUTANTS) - missed}, missed {missed}")
+    return missed == 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="only confirm that every mutation applies (no GPU)")
+    parser.add_argument("--jobs", type=int, default=3, help="mutants built and run at once (default 3)")
+    parser.add_argument("root", help="the source tree's root")
+    args = parser.parse_args()
+    if args.jobs < 1:
+        parser.error("--jobs takes a positive number")
+    if not check(args.root):
+        return 1
+    return 0 if args.check or run_all(os.path.abspath(args.root), args.jobs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
