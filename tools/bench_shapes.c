@@ -12,18 +12,19 @@
 #include "cub_baseline.h"
 #endif
 
-/* One shape of the table: rows or columns of a dense matrix, or ragged segments. */
+/* One shape of the table: rows or columns of a dense matrix, or ragged segments, of `elements`
+ * elements (of x, and of y as many for a map of two inputs). */
 typedef struct shape_case {
   cureduce_problem problem;
-  size_t read_bytes, write_bytes;
+  size_t elements, read_bytes, write_bytes;
 } shape_case;
 
 /* What the run shares: the device buffers and the host copy of the data. */
 typedef struct shapes_state {
   const cureduce_shapes_run *run;
-  CUdeviceptr input, output, workspace, offsets, cub_temp;
+  CUdeviceptr input, second, output, workspace, offsets, cub_temp; /* second: y of a map of two inputs */
   size_t input_bytes, output_bytes, workspace_bytes, cub_temp_bytes;
-  unsigned char *host;     /* the input as uploaded */
+  unsigned char *host, *host_second; /* the inputs as uploaded */
   int64_t *begin, *end;    /* the ragged segments' offsets, on the host */
   uint64_t segments;
   double copy_gbps;        /* device-to-device copy, read and write bytes counted */
@@ -75,14 +76,18 @@ typedef struct plan_call {
 static void enqueue_plan(void *state, const void *what) {
   shapes_state *s = state;
   const plan_call *c = what;
-  void *in = (void *)(uintptr_t)s->input, *out = (void *)(uintptr_t)s->output;
+  void *in = (void *)(uintptr_t)s->input, *y = (void *)(uintptr_t)s->second, *out = (void *)(uintptr_t)s->output;
   void *workspace = c->in_slot ? NULL : (void *)(uintptr_t)s->workspace;
+  const int64_t *begin = (const int64_t *)(uintptr_t)s->offsets, *end = begin + s->segments;
+  bool segments = c->shape->problem.layout == CUREDUCE_LAYOUT_SEGMENTS;
+  bool pair = cureduce_transform_is_pair(c->shape->problem.transform);
+  size_t bytes = s->workspace_bytes;
+  CUstream stream = s->run->stream;
   cureduce_status status =
-      c->shape->problem.layout == CUREDUCE_LAYOUT_SEGMENTS
-          ? cureduce_plan_execute_segments(c->plan, in, (const int64_t *)(uintptr_t)s->offsets,
-                                           (const int64_t *)(uintptr_t)(s->offsets + 8 * s->segments), out, workspace,
-                                           s->workspace_bytes, s->run->stream)
-          : cureduce_plan_execute(c->plan, in, out, workspace, s->workspace_bytes, s->run->stream);
+      segments && pair ? cureduce_plan_execute_pair_segments(c->plan, in, y, begin, end, out, workspace, bytes, stream)
+      : segments       ? cureduce_plan_execute_segments(c->plan, in, begin, end, out, workspace, bytes, stream)
+      : pair           ? cureduce_plan_execute_pair(c->plan, in, y, out, workspace, bytes, stream)
+                       : cureduce_plan_execute(c->plan, in, out, workspace, bytes, stream);
   if (status != CUREDUCE_STATUS_OK)
     cureduce_bench_fail("cureduce_plan_execute");
 }
@@ -103,22 +108,24 @@ static void enqueue_cub(void *state, const void *what) {
 
 /* ---- checking ------------------------------------------------------------------------------------ */
 
-/* The elements of result i, from the host copy. */
-static size_t gather(const shapes_state *s, const cureduce_problem *p, uint64_t i, unsigned char *into) {
+/* The elements of result i, from a host copy of an input (x or y). */
+static size_t gather(const shapes_state *s, const unsigned char *host, const cureduce_problem *p, uint64_t i,
+                     unsigned char *into) {
   size_t element = cureduce_dtype_size(p->input_type);
   if (p->layout == CUREDUCE_LAYOUT_COLUMNS) {
     for (uint64_t r = 0; r < p->rows; r++)
-      memcpy(into + r * element, s->host + (r * p->leading_dimension + i) * element, element);
+      memcpy(into + r * element, host + (r * p->leading_dimension + i) * element, element);
     return p->rows;
   }
   uint64_t first = p->layout == CUREDUCE_LAYOUT_ROWS ? i * p->leading_dimension : (uint64_t)s->begin[i];
   size_t length = p->layout == CUREDUCE_LAYOUT_ROWS ? p->cols : (size_t)(s->end[i] - s->begin[i]);
-  memcpy(into, s->host + first * element, length * element);
+  memcpy(into, host + first * element, length * element);
   return length;
 }
 
 /* Runs the plan once and compares every result with the host reference (the data are the exact
- * grid: sums are exact, so every bit must match; an empty segment gives the identity). */
+ * grid: plain sums are exact, so every bit must match, and mapped ones within the reference's
+ * rounding bound; an empty segment gives the identity). */
 static bool results_match(shapes_state *s, const plan_call *c) {
   const cureduce_problem *p = &c->shape->problem;
   uint64_t results = cureduce_problem_results(p);
@@ -129,13 +136,20 @@ static bool results_match(shapes_state *s, const plan_call *c) {
   uint64_t longest = p->layout == CUREDUCE_LAYOUT_COLUMNS ? p->rows : p->layout == CUREDUCE_LAYOUT_ROWS ? p->cols : 0;
   for (uint64_t i = 0; p->layout == CUREDUCE_LAYOUT_SEGMENTS && i < p->rows; i++)
     longest = (uint64_t)(s->end[i] - s->begin[i]) > longest ? (uint64_t)(s->end[i] - s->begin[i]) : longest;
-  unsigned char *gathered = malloc(longest * cureduce_dtype_size(p->input_type) + 16);
+  size_t gathered_bytes = longest * cureduce_dtype_size(p->input_type) + 16;
+  unsigned char *gathered = malloc(gathered_bytes), *gathered_second = malloc(gathered_bytes);
+  if (!got || !gathered || !gathered_second)
+    cureduce_bench_fail("no host memory for the check");
   cureduce_bench_check_cuda(s->run->cu->cuStreamSynchronize(s->run->stream), "cuStreamSynchronize");
   cureduce_bench_check_cuda(s->run->cu->cuMemcpyDtoH(got, s->output, results * result_bytes), "cuMemcpyDtoH");
   bool ok = true;
   for (uint64_t i = 0; ok && i < results; i++) {
-    size_t length = gather(s, p, i, gathered);
-    cureduce_ref_result want = cureduce_ref_expected(p->op, p->input_type, p->output_type, gathered, length);
+    size_t length = gather(s, s->host, p, i, gathered);
+    bool pair = cureduce_transform_is_pair(p->transform);
+    if (pair)
+      gather(s, s->host_second, p, i, gathered_second);
+    cureduce_ref_result want = cureduce_ref_expected_mapped(p->op, p->transform, p->input_type, p->output_type,
+                                                            gathered, pair ? gathered_second : NULL, length);
     cureduce_value value = {.index = -1};
     memcpy(&value, got + i * result_bytes, result_bytes);
     char why[256];
@@ -146,6 +160,7 @@ static bool results_match(shapes_state *s, const plan_call *c) {
   }
   free(got);
   free(gathered);
+  free(gathered_second);
   return ok;
 }
 
@@ -164,7 +179,7 @@ static void print_header(const shapes_state *s) {
   if (r->csv)
     printf("layout,op,type,total,rows,cols,us,b2b_us,effective_gbps,pct_ceiling,cub_us,cub_b2b_us,cub_over_cureduce,spec\n");
   else
-    printf("%-8s %-6s %-5s %6s %10s %10s %9s %9s %8s %6s %9s %9s %7s  %s\n", "layout", "op", "type", "total", "rows",
+    printf("%-8s %-12s %-5s %6s %10s %10s %9s %9s %8s %6s %9s %9s %7s  %s\n", "layout", "op", "type", "total", "rows",
            "cols", "us", "b2b us", "eff GB/s", "%ceil", "CUB us", "CUB b2b", "CUB/cr", "spec");
 }
 
@@ -173,20 +188,21 @@ static void print_case(const shapes_state *s, const shape_case *c, double us, do
   const cureduce_problem *p = &c->problem;
   double bytes = (double)(c->read_bytes + c->write_bytes);
   double ceiling_us = fmax((double)c->read_bytes / (s->run->read_gbps * 1e3), bytes / (s->copy_gbps * 1e3));
-  double total = p->layout == CUREDUCE_LAYOUT_SEGMENTS ? (double)c->read_bytes / cureduce_dtype_size(p->input_type)
-                                                       : (double)p->rows * (double)p->cols;
-  char exponent[16], cub[32], cub2[32], ratio[16];
+  double total = (double)c->elements;
+  char exponent[16], cub[32], cub2[32], ratio[16], op[32]; /* op: "sum", or with a transform "sum:product" */
   snprintf(exponent, sizeof exponent, "2^%d", (int)lround(log2(total)));
+  snprintf(op, sizeof op, "%s%s%s", cureduce_op_name(p->op), p->transform ? ":" : "",
+           p->transform ? cureduce_transform_name(p->transform) : "");
   snprintf(cub, sizeof cub, cub_us > 0 ? "%.2f" : "-", cub_us);
   snprintf(cub2, sizeof cub2, cub_b2b > 0 ? "%.2f" : "-", cub_b2b);
   snprintf(ratio, sizeof ratio, cub_us > 0 ? "%.2f" : "-", cub_us / us);
-  const char *op = cureduce_op_name(p->op), *type = cureduce_dtype_name(p->input_type);
+  const char *type = cureduce_dtype_name(p->input_type);
   if (s->run->csv)
     printf("%s,%s,%s,%.0f,%llu,%llu,%.2f,%.2f,%.1f,%.1f,%s,%s,%s,%s\n", layout_name(p->layout), op, type, total,
            (unsigned long long)p->rows, (unsigned long long)p->cols, us, b2b, bytes / (b2b * 1e3),
            100 * ceiling_us / b2b, cub, cub2, ratio, spec);
   else
-    printf("%-8s %-6s %-5s %6s %10llu %10llu %9.2f %9.2f %8.0f %6.1f %9s %9s %7s  %s\n", layout_name(p->layout), op,
+    printf("%-8s %-12s %-5s %6s %10llu %10llu %9.2f %9.2f %8.0f %6.1f %9s %9s %7s  %s\n", layout_name(p->layout), op,
            type, exponent, (unsigned long long)p->rows, (unsigned long long)p->cols, us, b2b, bytes / (b2b * 1e3),
            100 * ceiling_us / b2b, cub, cub2, ratio, spec);
   fflush(stdout);
@@ -207,22 +223,39 @@ static void run_case(shapes_state *s, const shape_case *c) {
   double us, b2b, cub_us = 0, cub_b2b = 0;
   time_calls(s, enqueue_plan, &call, &us, &b2b);
 #ifdef CUREDUCE_HAVE_CUB
-  if (s->run->have_cub && c->problem.op == CUREDUCE_OP_SUM)
+  if (s->run->have_cub && c->problem.op == CUREDUCE_OP_SUM && !c->problem.transform) /* CUB's is of plain sums */
     time_calls(s, enqueue_cub, c, &cub_us, &cub_b2b);
 #endif
   print_case(s, c, us, b2b, cub_us, cub_b2b, info.spec);
   cureduce_plan_destroy(call.plan);
 }
 
-static shape_case matrix_case(cureduce_layout layout, cureduce_op op, cureduce_dtype type, uint64_t rows,
-                              uint64_t cols) {
+/* The output the table gives (op, type) under the run's transform: sums and products into their
+ * accumulator type, the rest the input type, a map's results all into the mapped values'
+ * accumulator type; false where the library refuses the pair (a transform of an integer type). */
+static bool output_of(const shapes_state *s, cureduce_op op, cureduce_dtype type, cureduce_dtype *output) {
+  cureduce_transform transform = s->run->transform;
+  if (cureduce_accumulator_type(op, cureduce_mapped_type(transform, type), output) != CUREDUCE_STATUS_OK)
+    return false;
+  if (!transform && op != CUREDUCE_OP_SUM && op != CUREDUCE_OP_PROD)
+    *output = type;
+  return cureduce_check_transform_types(op, transform, type, *output) == CUREDUCE_STATUS_OK;
+}
+
+/* The problem's bytes: `elements` of x (and of y for a map of two inputs) read, its results written. */
+static void count_bytes(shape_case *c, size_t elements) {
+  const cureduce_problem *p = &c->problem;
+  c->elements = elements;
+  c->read_bytes = elements * cureduce_dtype_size(p->input_type) * (cureduce_transform_is_pair(p->transform) ? 2 : 1);
+  c->write_bytes = cureduce_problem_results(p) * cureduce_result_bytes(p->op, p->output_type);
+}
+
+static shape_case matrix_case(const shapes_state *s, cureduce_layout layout, cureduce_op op, cureduce_dtype type,
+                              cureduce_dtype output, uint64_t rows, uint64_t cols) {
   shape_case c;
-  cureduce_dtype accumulator;
-  cureduce_accumulator_type(op, type, &accumulator);
-  cureduce_dtype output = op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_PROD ? accumulator : type;
   cureduce_problem_init_matrix(&c.problem, layout, op, type, output, rows, cols, cols);
-  c.read_bytes = rows * cols * cureduce_dtype_size(type);
-  c.write_bytes = cureduce_problem_results(&c.problem) * cureduce_result_bytes(op, output);
+  c.problem.transform = s->run->transform;
+  count_bytes(&c, rows * cols);
   return c;
 }
 
@@ -242,33 +275,43 @@ static uint64_t draw_ragged(shapes_state *s, size_t total) {
   return count;
 }
 
-static void run_segments(shapes_state *s, cureduce_op op, cureduce_dtype type, size_t total) {
+static void run_segments(shapes_state *s, cureduce_op op, cureduce_dtype type, cureduce_dtype output, size_t total) {
   s->segments = draw_ragged(s, total);
   cureduce_bench_check_cuda(s->run->cu->cuMemcpyHtoD(s->offsets, s->begin, 8 * s->segments), "cuMemcpyHtoD");
   cureduce_bench_check_cuda(s->run->cu->cuMemcpyHtoD(s->offsets + 8 * s->segments, s->end, 8 * s->segments), "cuMemcpyHtoD");
-  shape_case c = matrix_case(CUREDUCE_LAYOUT_ROWS, op, type, 1, total);
-  cureduce_problem_init_segments(&c.problem, op, type, c.problem.output_type, s->segments);
-  c.write_bytes = s->segments * cureduce_result_bytes(op, c.problem.output_type);
+  shape_case c;
+  cureduce_problem_init_segments(&c.problem, op, type, output, s->segments);
+  c.problem.transform = s->run->transform;
+  count_bytes(&c, total);
   run_case(s, &c);
 }
 
 /* Every rows and columns shape of `total` elements (cols = 2^1 ... total), then ragged segments,
- * of the layouts the run times. */
+ * of the layouts the run times; nothing where the library refuses (op, type) the transform. */
 static void run_totals(shapes_state *s, cureduce_op op, cureduce_dtype type, size_t total) {
+  cureduce_dtype output;
+  if (!output_of(s, op, type, &output))
+    return;
   for (int layout = CUREDUCE_LAYOUT_ROWS; layout <= CUREDUCE_LAYOUT_COLUMNS; layout++)
     for (size_t cols = 2; cols <= total && (s->run->layouts >> layout & 1u); cols *= 2) {
-      shape_case c = matrix_case((cureduce_layout)layout, op, type, total / cols, cols);
+      shape_case c = matrix_case(s, (cureduce_layout)layout, op, type, output, total / cols, cols);
       run_case(s, &c);
     }
   if (s->run->layouts >> CUREDUCE_LAYOUT_SEGMENTS & 1u)
-    run_segments(s, op, type, total);
+    run_segments(s, op, type, output, total);
 }
 
 /* ---- buffers -------------------------------------------------------------------------------------- */
 
+/* The exact grid for x (and y), uploaded. */
 static void fill(shapes_state *s, cureduce_dtype type, size_t elements) {
+  size_t bytes = elements * cureduce_dtype_size(type);
   cureduce_ref_fill(CUREDUCE_OP_SUM, type, s->host, elements);
-  cureduce_bench_check_cuda(s->run->cu->cuMemcpyHtoD(s->input, s->host, elements * cureduce_dtype_size(type)), "cuMemcpyHtoD");
+  cureduce_bench_check_cuda(s->run->cu->cuMemcpyHtoD(s->input, s->host, bytes), "cuMemcpyHtoD");
+  if (!s->second)
+    return;
+  cureduce_ref_fill(CUREDUCE_OP_SUM, type, s->host_second, elements);
+  cureduce_bench_check_cuda(s->run->cu->cuMemcpyHtoD(s->second, s->host_second, bytes), "cuMemcpyHtoD");
 }
 
 static void allocate(shapes_state *s) {
@@ -280,12 +323,16 @@ static void allocate(shapes_state *s) {
     widest = cureduce_dtype_size((cureduce_dtype)r->types[t]) > widest ? cureduce_dtype_size((cureduce_dtype)r->types[t])
                                                                        : widest;
   s->input_bytes = largest * widest > ((size_t)1 << 31) ? largest * widest : (size_t)1 << 31; /* the copy ceiling's */
-  s->output_bytes = largest / 2 * 16;
+  s->output_bytes = largest / 2 * sizeof(cureduce_value); /* rows of two, the widest results */
   s->workspace_bytes = (size_t)64 << 20;
+  bool pair = cureduce_transform_is_pair(r->transform);
   s->host = malloc(largest * widest);
-  if (!s->host)
+  s->host_second = pair ? malloc(largest * widest) : NULL;
+  if (!s->host || (pair && !s->host_second))
     cureduce_bench_fail("no host memory for the data");
   cureduce_bench_check_cuda(r->cu->cuMemAlloc(&s->input, s->input_bytes), "cuMemAlloc (input)");
+  if (pair)
+    cureduce_bench_check_cuda(r->cu->cuMemAlloc(&s->second, largest * widest), "cuMemAlloc (y)");
   cureduce_bench_check_cuda(r->cu->cuMemAlloc(&s->output, s->output_bytes), "cuMemAlloc (results)");
   cureduce_bench_check_cuda(r->cu->cuMemAlloc(&s->workspace, s->workspace_bytes), "cuMemAlloc (workspace)");
   cureduce_bench_check_cuda(r->cu->cuMemAlloc(&s->offsets, 2 * 8 * (largest / 64 + 16)), "cuMemAlloc (offsets)");
@@ -307,11 +354,12 @@ static void allocate(shapes_state *s) {
 
 static void release(shapes_state *s) {
   const cureduce_driver *cu = s->run->cu;
-  CUdeviceptr buffers[] = {s->input, s->output, s->workspace, s->offsets, s->cub_temp};
+  CUdeviceptr buffers[] = {s->input, s->second, s->output, s->workspace, s->offsets, s->cub_temp};
   for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
     if (buffers[i])
       cu->cuMemFree(buffers[i]);
   free(s->host);
+  free(s->host_second);
   free(s->begin);
   free(s->end);
 }

@@ -1,6 +1,6 @@
 /* cureduce-bench --shapes: rows, columns and ragged segments against CUB's segmented reduce, each
- * shape's effective bandwidth (input read + results written) against its ceiling measured in the
- * same run. */
+ * shape's effective bandwidth (inputs read + results written) against its ceiling measured in the
+ * same run; with a transform, of the mapped values (a product reads x and y). */
 #ifndef CUREDUCE_BENCH_SHAPES_H
 #define CUREDUCE_BENCH_SHAPES_H
 
@@ -21,6 +21,7 @@ typedef struct cureduce_shapes_run {
   const size_t *totals; /* elements of each shape */
   int total_count;
   unsigned layouts; /* bit 1 << cureduce_layout for each layout timed */
+  cureduce_transform transform; /* a built-in map fused first, or none */
 } cureduce_shapes_run;
 
 /* Prints the table; 0 when every shape's results matched the host reference. */

@@ -46,7 +46,9 @@ static void usage(FILE *out) {
         "                    DeviceSegmentedReduce for sums (CUB has no columns: its columns say -);\n"
         "                    each shape's effective GB/s (read + written) and %ceil against the\n"
         "                    slower of the read and the device-to-device copy ceilings of the run\n"
-        "                    (default: f32 sum)\n"
+        "                    (default: f32 sum); with --transform, of the mapped values (a batch of\n"
+        "                    dot products with product: x and y read, both counted), CUB's column\n"
+        "                    then -, every result checked against the host reference\n"
         "  --layouts LIST    with --shapes: which of rows, columns, segments (default all three)\n"
         "  --ops LIST        operations, e.g. sum,max (sum, prod, min, max, argmin, argmax;\n"
         "                    float types only: exact_sum, norm2, mean, variance, sample_variance,\n"
@@ -213,8 +215,11 @@ static int parse_options(int argc, char **argv, options *o) {
     ok = false, why = "--shapes takes --ops, --types, --sizes, --layouts, --reps and --csv (its data are the exact grid)";
   if (ok && o->layout_count && !o->shapes)
     ok = false, why = "--layouts goes with --shapes";
-  if (ok && o->transform && (o->ladder || o->shapes))
-    ok = false, why = "--transform and --expression go with the whole-array comparison, not --ladder or --shapes (yet)";
+  if (ok && o->transform && o->ladder)
+    ok = false, why = "--transform and --expression go with the whole-array comparison or --shapes, not --ladder";
+  if (ok && o->shapes && o->transform == CUREDUCE_TRANSFORM_EXPRESSION)
+    ok = false, why = "--shapes checks every result, and the host has no account of a map of your own: "
+                      "--expression goes with the whole-array comparison";
   if (ok && optind < argc)
     ok = false, why = "arguments other than options";
   if (!ok) {
@@ -409,19 +414,8 @@ static cureduce_value run_once(bench *b, const call *c) {
  * inputs), mapped first where it has a transform (the call's output is then the accumulator type of
  * the mapped values). */
 static cureduce_ref_result reference_of(const call *c, const unsigned char *host) {
-  if (!c->transform)
-    return cureduce_ref_expected(c->op, c->input, c->output, host, c->n);
-  cureduce_dtype mapped = cureduce_ref_mapped_type(c->transform, c->input);
-  void *values = malloc(c->n * cureduce_dtype_size(mapped) + 1);
-  if (!values)
-    cureduce_bench_fail("no host memory for the reference");
-  if (c->transform == CUREDUCE_TRANSFORM_PRODUCT)
-    cureduce_ref_map_product(c->input, host, host + second_offset(c), c->n, values);
-  else
-    cureduce_ref_map(c->transform, c->input, host, c->n, values);
-  cureduce_ref_result expected = cureduce_ref_expected(c->op, mapped, c->output, values, c->n);
-  free(values);
-  return expected;
+  return cureduce_ref_expected_mapped(c->op, c->transform, c->input, c->output, host,
+                                      cureduce_transform_is_pair(c->transform) ? host + second_offset(c) : NULL, c->n);
 }
 
 /* Checks one configuration before timing it: against the host reference up to 2^24 elements
@@ -824,7 +818,7 @@ static int run_ladder(const options *o, bench *b, bool have_cub) {
 static int run_shapes(const options *o, bench *b, bool have_cub) {
   cureduce_shapes_run run = {b->context, b->cu,       b->stream, b->start,  b->stop,       b->ceiling_gbps,
                              o->reps,    have_cub,    o->format == FORMAT_CSV, o->ops, o->types, o->op_count,
-                             o->type_count, o->sizes, o->size_count, 0};
+                             o->type_count, o->sizes, o->size_count, 0, o->transform};
   for (int l = 0; l < o->layout_count; l++)
     run.layouts |= 1u << o->layouts[l];
   if (!o->layout_count)

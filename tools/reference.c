@@ -526,6 +526,25 @@ cureduce_ref_result cureduce_ref_expected(cureduce_op op, cureduce_dtype input, 
   return cureduce_ref_expected_within(op, input, output, data, n, n);
 }
 
+cureduce_ref_result cureduce_ref_expected_mapped(cureduce_op op, cureduce_transform transform, cureduce_dtype input,
+                                                 cureduce_dtype output, const void *x, const void *y, size_t n) {
+  if (transform == CUREDUCE_TRANSFORM_NONE)
+    return cureduce_ref_expected(op, input, output, x, n);
+  cureduce_dtype mapped = cureduce_ref_mapped_type(transform, input);
+  void *values = malloc(n * cureduce_dtype_size(mapped) + 1);
+  if (!values) { /* a reference without memory has no answer to give */
+    fprintf(stderr, "reference: no memory to map %zu elements\n", n);
+    abort();
+  }
+  if (transform == CUREDUCE_TRANSFORM_PRODUCT)
+    cureduce_ref_map_product(input, x, y, n, values);
+  else
+    cureduce_ref_map(transform, input, x, n, values);
+  cureduce_ref_result expected = cureduce_ref_expected(op, mapped, output, values, n);
+  free(values);
+  return expected;
+}
+
 cureduce_ref_result cureduce_ref_expected_within(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
                                                  const void *data, size_t n, size_t depth) {
   if (is_moments(op))

@@ -54,6 +54,12 @@ typedef struct cureduce_ref_result {
 cureduce_ref_result cureduce_ref_expected(cureduce_op op, cureduce_dtype input, cureduce_dtype output, const void *data,
                                    size_t n);
 
+/* The same for data mapped first by a built-in transform (none, abs, square, nonzero, product: x
+ * with y, n elements each; y is ignored by the others): input is the unmapped type, output the
+ * output of the mapped values' operation. */
+cureduce_ref_result cureduce_ref_expected_mapped(cureduce_op op, cureduce_transform transform, cureduce_dtype input,
+                                                 cureduce_dtype output, const void *x, const void *y, size_t n);
+
 /* The same for the moments and logsumexp computed by threads of at most `depth` elements each: a
  * tighter bound than n's (the other operations ignore depth). */
 cureduce_ref_result cureduce_ref_expected_within(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
