@@ -229,9 +229,7 @@ static cureduce_status fill_shaped_plan(cureduce_plan *plan, const char *spec) {
               : cureduce_shape_heuristic(problem, context->info.sm_count, context->info.max_threads_per_sm),
         tuned ? CUREDUCE_PLAN_TUNED : CUREDUCE_PLAN_HEURISTIC,
         cureduce_shape_workspace_limit(problem, context->info.sm_count, context->info.max_threads_per_sm), &made));
-    /* the tuner does not time maps of two inputs (cureduce_tune_problems says so) */
-    atomic_init(&plan->tune_pending, !tuned && context->tuning == CUREDUCE_TUNING_ON_FIRST_USE &&
-                                         !cureduce_transform_is_pair(problem->transform));
+    atomic_init(&plan->tune_pending, !tuned && context->tuning == CUREDUCE_TUNING_ON_FIRST_USE);
   }
   plan->choice = made.choice;
   plan->shaped = made.launch;
@@ -420,7 +418,8 @@ static cureduce_status run_shaped(const cureduce_plan *plan, const execution_inp
   CUREDUCE_FORWARD_IF_ERROR(check_shaped_memory(plan, in, output));
   cureduce_shape_memory memory = {(CUdeviceptr)(uintptr_t)in->input, (CUdeviceptr)(uintptr_t)output,
                                   (CUdeviceptr)(uintptr_t)in->begin, (CUdeviceptr)(uintptr_t)in->end,
-                                  (CUdeviceptr)(uintptr_t)workspace, workspace_bytes};
+                                  (CUdeviceptr)(uintptr_t)in->second, (CUdeviceptr)(uintptr_t)workspace,
+                                  workspace_bytes};
   CUREDUCE_FORWARD_IF_ERROR(explain_launch_failure(context, stream, tune_shaped_on_first_use(plan, &memory, stream)));
   cureduce_shaped_choice now = current_shaped(plan);
   CUdeviceptr armed;
@@ -430,8 +429,8 @@ static cureduce_status run_shaped(const cureduce_plan *plan, const execution_inp
   cureduce_shape_argument shape = {problem->rows, problem->cols, problem->leading_dimension, memory.begin, memory.end};
   return explain_launch_failure(context, stream,
                                 cureduce_launch_shaped(context->driver, &now.choice.spec, now.choice.kernel,
-                                                       &now.launch, memory.input, (CUdeviceptr)(uintptr_t)in->second,
-                                                       &shape, memory.output, armed, stream));
+                                                       &now.launch, memory.input, memory.second, &shape,
+                                                       memory.output, armed, stream));
 }
 
 /* Runs a plan with the context current. */

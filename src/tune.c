@@ -298,6 +298,7 @@ typedef struct bench_state {
   CUstream stream;
   CUevent marks[MOST_REPS + 1];
   CUdeviceptr input, output, workspace, begin, end;
+  CUdeviceptr second; /* y of a map of two inputs, as many elements as input; else 0 */
 } bench_state;
 
 /* Where a key is measured: one or two problems (a contiguous bucket's two sizes), and the bytes
@@ -352,10 +353,10 @@ static cureduce_status launch_once(bench_state *b, const cureduce_spec *spec, CU
   const cureduce_problem *problem = t->problem;
   if (!cureduce_problem_is_shaped(problem))
     return cureduce_launch_single_pass(c->driver, spec, kernel, t->grid, b->input, (size_t)problem->n, b->output,
-                                       b->workspace, 0, b->stream);
+                                       b->workspace, b->second, b->stream);
   cureduce_shape_argument shape = {problem->rows, problem->cols, problem->leading_dimension, b->begin, b->end};
-  return cureduce_launch_shaped(c->driver, spec, kernel, &t->shaped, b->input, 0, &shape, b->output, b->workspace,
-                                b->stream); /* one input: the tuner does not time pairs */
+  return cureduce_launch_shaped(c->driver, spec, kernel, &t->shaped, b->input, b->second, &shape, b->output,
+                                b->workspace, b->stream);
 }
 
 /* Median of `reps` queued calls of spec on the problem, after a warm-up call if asked. */
@@ -569,8 +570,13 @@ static cureduce_status check_jobs(const cureduce_tune_job *jobs, size_t job_coun
   CUREDUCE_RETURN_ERROR_IF(!jobs || !o || job_count == 0, NULL_POINTER, "no jobs to tune");
   CUREDUCE_RETURN_ERROR_IF(o->min_n < 1 || o->max_n < o->min_n, INVALID_ARGUMENT, "sizes %zu to %zu are not a range",
                            o->min_n, o->max_n);
-  for (size_t j = 0; j < job_count; j++)
+  for (size_t j = 0; j < job_count; j++) {
     CUREDUCE_FORWARD_IF_ERROR(cureduce_check_types(jobs[j].op, jobs[j].input, jobs[j].output));
+    CUREDUCE_RETURN_ERROR_IF(cureduce_transform_is_pair(jobs[j].transform), UNSUPPORTED,
+                             "job %zu maps two inputs: tune it as a problem (cureduce_tune_problems), whose data "
+                             "hold y",
+                             j);
+  }
   return CUREDUCE_STATUS_OK;
 }
 
@@ -661,10 +667,6 @@ static cureduce_status check_shapes(const cureduce_tune_shape *shapes, size_t co
   for (size_t i = 0; i < count; i++) {
     const cureduce_problem *p = &shapes[i].problem;
     CUREDUCE_FORWARD_IF_ERROR(cureduce_problem_check(p));
-    CUREDUCE_RETURN_ERROR_IF(cureduce_transform_is_pair(p->transform), UNSUPPORTED,
-                             "shape %zu: %s maps two inputs, which the tuner does not time yet (its plans take the "
-                             "heuristic configuration)",
-                             i, cureduce_transform_name(p->transform));
     bool segments = p->layout == CUREDUCE_LAYOUT_SEGMENTS;
     CUREDUCE_RETURN_ERROR_IF(segments != (shapes[i].segment_length > 0) || cureduce_problem_results(p) == 0 ||
                                  shape_elements(&shapes[i]) == 0,
@@ -692,7 +694,8 @@ static cureduce_status upload_segments(const cureduce_driver *cu, CUdeviceptr be
   return status;
 }
 
-/* Allocates the shape's data (random), results, workspace and offsets in b, tunes it, frees them. */
+/* Allocates the shape's data (random; y's too for a map of two inputs), results, workspace and
+ * offsets in b, tunes it, frees them. */
 static cureduce_status tune_one_shape(bench_state *b, const cureduce_tune_shape *shape, bool quick,
                                       cureduce_tune_record *record) {
   const cureduce_driver *cu = b->context->driver;
@@ -701,13 +704,15 @@ static cureduce_status tune_one_shape(bench_state *b, const cureduce_tune_shape 
   size_t limit = cureduce_problem_is_shaped(p) ? cureduce_shape_workspace_limit(p, b->context->info.sm_count,
                                                                                b->context->info.max_threads_per_sm)
                                                : (size_t)CUREDUCE_SLOT_BYTES; /* a single pass's, a slot */
-  bool segments = p->layout == CUREDUCE_LAYOUT_SEGMENTS;
+  bool segments = p->layout == CUREDUCE_LAYOUT_SEGMENTS, pair = cureduce_transform_is_pair(p->transform);
   CUdeviceptr offsets = 0;
   cureduce_status status = CUREDUCE_STATUS_OK;
 #define ALLOCATE(where, bytes) \
   if (status == CUREDUCE_STATUS_OK) \
   status = cureduce_driver_check(cu->cuMemAlloc(&(where), (bytes)), "cuMemAlloc (tuning " #where ")", __FILE__, __LINE__)
   ALLOCATE(b->input, elements * element + 16);
+  if (pair)
+    ALLOCATE(b->second, elements * element + 16);
   ALLOCATE(b->output, (size_t)cureduce_problem_results(p) * cureduce_result_size(p->op, p->output_type));
   ALLOCATE(b->workspace, limit);
   if (segments)
@@ -720,10 +725,12 @@ static cureduce_status tune_one_shape(bench_state *b, const cureduce_tune_shape 
   b->begin = offsets, b->end = offsets + 8;
   if (status == CUREDUCE_STATUS_OK)
     status = fill_random(cu, b->input, elements, p->input_type);
+  if (status == CUREDUCE_STATUS_OK && pair)
+    status = fill_random(cu, b->second, elements, p->input_type);
   if (status == CUREDUCE_STATUS_OK)
-    status = tune_shape(b, p, elements * element, quick, limit, record);
+    status = tune_shape(b, p, elements * element * (pair ? 2 : 1), quick, limit, record);
   cu->cuStreamSynchronize(b->stream);
-  CUdeviceptr *owned[] = {&b->input, &b->output, &b->workspace, &offsets};
+  CUdeviceptr *owned[] = {&b->input, &b->second, &b->output, &b->workspace, &offsets};
   for (size_t i = 0; i < COUNT(owned); i++)
     if (*owned[i])
       cu->cuMemFree(*owned[i]), *owned[i] = 0;
@@ -799,13 +806,15 @@ cureduce_status cureduce_tune_shape_in_place(cureduce_context *context, const cu
                                              cureduce_tune_record *record) {
   const cureduce_driver *cu = context->driver;
   bench_state b = {.context = context, .stream = stream, .input = memory->input, .output = memory->output,
-                   .workspace = memory->workspace, .begin = memory->begin, .end = memory->end};
+                   .workspace = memory->workspace, .begin = memory->begin, .end = memory->end,
+                   .second = memory->second};
   CUREDUCE_CU(cu->cuStreamSynchronize(stream)); /* the caller's input must be ready */
   if (memory->workspace_bytes) /* the kernels leave their tickets zero: once is enough */
     CUREDUCE_CU(cu->cuMemsetD8Async(memory->workspace, 0, memory->workspace_bytes, stream));
   cureduce_status status = create_marks(&b);
   if (status == CUREDUCE_STATUS_OK) {
-    size_t bytes = (size_t)cureduce_problem_extent(problem) * cureduce_dtype_size(problem->input_type);
+    size_t bytes = (size_t)cureduce_problem_extent(problem) * cureduce_dtype_size(problem->input_type) *
+                   (cureduce_transform_is_pair(problem->transform) ? 2 : 1);
     status = tune_shape(&b, problem, bytes, true, memory->workspace_bytes, record);
   }
   destroy_marks(&b);

@@ -110,6 +110,7 @@ cureduce_status cureduce_tune_shapes(cureduce_context *context, const cureduce_t
 /* The caller's memory of a shaped execution, which tuning on first use times on. */
 typedef struct cureduce_shape_memory {
   CUdeviceptr input, output, begin, end;
+  CUdeviceptr second; /* y of a map of two inputs; else 0 */
   CUdeviceptr workspace; /* workspace_bytes of it, zeroed here before the timing */
   size_t workspace_bytes;
 } cureduce_shape_memory;

@@ -336,8 +336,7 @@ START_TEST(test_transform_types) {
   int64_t offsets[1] = {0};
   ck_assert(cureduce_plan_execute_pair_segments(NULL, x, x, offsets, offsets, x, NULL, 0, NULL) ==
             CUREDUCE_STATUS_NULL_POINTER);
-  ck_assert(cureduce_tune_problems(NULL, &problem, 1, 0, 1) == CUREDUCE_STATUS_UNSUPPORTED); /* not timed yet */
-  ck_assert(strstr(cureduce_last_error_detail(), "maps two inputs"));
+  ck_assert(cureduce_tune_problems(NULL, &problem, 1, 0, 1) == CUREDUCE_STATUS_NULL_POINTER); /* only the context */
   ck_assert_ptr_null(plan);
 }
 END_TEST

@@ -567,6 +567,61 @@ START_TEST(test_tuned_transform_is_its_own_class) {
 }
 END_TEST
 
+/* The origin a new plan of the problem in the context takes. */
+static cureduce_plan_origin origin_of(cureduce_context *context, const cureduce_problem *problem) {
+  cureduce_plan *plan;
+  ck_assert_msg(cureduce_plan_create(&plan, context, problem, NULL) == CUREDUCE_STATUS_OK, "%s",
+                cureduce_last_error_detail());
+  cureduce_plan_info info;
+  ck_assert(cureduce_plan_describe(plan, &info) == CUREDUCE_STATUS_OK);
+  cureduce_plan_destroy(plan);
+  return info.origin;
+}
+
+/* Maps of two inputs tuned: the dot products of 40 rows of 3000 and of a whole array tuned by
+ * cureduce_tune_problems (the tuner's own x and y), then right through their tuned plans, a class
+ * of their own (the rows' plain sum keeps the heuristic); and the rows tuned on first use, on the
+ * caller's x and y, right through that first execution, tuned for the next plan. */
+START_TEST(test_tuned_pairs) {
+  char *folder = harness_temporary_folder(), *first_use_folder = harness_temporary_folder();
+  ck_assert(folder && first_use_folder);
+  cureduce_context *context = harness_context_in(folder, CUREDUCE_TUNING_CACHED);
+  cureduce_problem rows, whole;
+  cureduce_problem_init_matrix(&rows, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_SUM, tested_type, tested_type, 40, 3000, 3000);
+  rows.transform = CUREDUCE_TRANSFORM_PRODUCT;
+  size_t element = cureduce_dtype_size(tested_type), count = (size_t)cureduce_problem_extent(&rows);
+  cureduce_problem_init(&whole, CUREDUCE_OP_SUM, tested_type, tested_type, count);
+  whole.transform = CUREDUCE_TRANSFORM_PRODUCT;
+  cureduce_problem problems[] = {rows, whole};
+  ck_assert_msg(cureduce_tune_problems(context, problems, 2, 0, 1) == CUREDUCE_STATUS_OK, "%s",
+                cureduce_last_error_detail());
+  unsigned char *x = malloc(count * element), *y = malloc(count * element);
+  ck_assert(x && y);
+  cureduce_ref_fill_rounding(tested_type, x, count);
+  cureduce_ref_fill_rounding(tested_type, y, count);
+  harness_upload(&gpu, input_buffer, x, count * element);
+  harness_upload(&gpu, second_at(0), y, count * element);
+  for (size_t i = 0; i < 2; i++) {
+    run r = {.context = context, .problem = problems[i], .input = input_buffer, .host = x, .second = second_at(0),
+             .host_second = y, .rounding = true, .expected_origin = CUREDUCE_PLAN_TUNED};
+    execute_and_check(&r);
+  }
+  rows.transform = CUREDUCE_TRANSFORM_NONE;
+  ck_assert_int_eq(origin_of(context, &rows), CUREDUCE_PLAN_HEURISTIC);
+  cureduce_context_destroy(context);
+  rows.transform = CUREDUCE_TRANSFORM_PRODUCT;
+  context = harness_context_in(first_use_folder, CUREDUCE_TUNING_ON_FIRST_USE);
+  run r = {.context = context, .problem = rows, .input = input_buffer, .host = x, .second = second_at(0),
+           .host_second = y, .rounding = true, .expected_origin = CUREDUCE_PLAN_HEURISTIC};
+  execute_and_check(&r);
+  ck_assert_int_eq(origin_of(context, &rows), CUREDUCE_PLAN_TUNED);
+  cureduce_context_destroy(context);
+  free(x);
+  free(y);
+  ck_assert(harness_remove_tree(folder) && harness_remove_tree(first_use_folder));
+}
+END_TEST
+
 /* The results of one plan of the problem on the input, downloaded. */
 static void results_of(const cureduce_problem *problem, unsigned char *got, size_t bytes) {
   cureduce_plan *plan;
@@ -790,7 +845,7 @@ END_TEST
  * them) of x, with y laid out alike at x's alignment and one element off it (element by element;
  * the sample standard deviation at x's alone, its element path is test_pairs'), for the dot
  * product, argmax and the sample standard deviation, each output type, through the
- * heuristic's plan (the tuner does not time pairs); the dot product into the accumulator type also
+ * heuristic's plan (test_tuned_pairs tunes them); the dot product into the accumulator type also
  * through every spec cureduce_shape_tune_space gives for one shape of each family. */
 START_TEST(test_pair_shapes) {
   cureduce_transform transform = (cureduce_transform)_i;
@@ -953,6 +1008,7 @@ int main(int argc, char **argv) {
   tcase_add_test(transforms, test_expression_matches_builtin);
   tcase_add_test(transforms, test_expression_compile_error);
   tcase_add_test(transforms, test_tuned_transform_is_its_own_class);
+  tcase_add_test(transforms, test_tuned_pairs);
   suite_add_tcase(suite, transforms);
   return harness_run(suite, true);
 }

@@ -38,6 +38,7 @@ static void usage(FILE *out) {
         "                      bit length; n:N, a whole array of N elements, for its size bucket.\n"
         "                      exact_sum takes no shapes.\n"
         "  --transform NAME    with --shapes: tune them with this map fused (abs, square, nonzero;\n"
+        "                      product: x with y, both random data, e.g. a batch of dot products;\n"
         "                      float types; each transformed class is tuned apart from the plain one)\n"
         "  --expression TEXT   with --shapes: the same with a map of your own, e.g. 'x * x'\n"
         "  --quick             a small candidate space (seconds, for CI images and demos)\n"
@@ -133,11 +134,10 @@ static int parse_options(int argc, char **argv, options *o) {
     case EMIT: o->emit_source = optarg; break;
     case TRANSFORM: {
       int transform = cureduce_transform_from_name(optarg);
-      ok = transform > CUREDUCE_TRANSFORM_NONE && !cureduce_transform_is_pair((cureduce_transform)transform) &&
-           transform != CUREDUCE_TRANSFORM_EXPRESSION && !o->transform;
+      ok = transform > CUREDUCE_TRANSFORM_NONE && !cureduce_transform_has_expression((cureduce_transform)transform) &&
+           !o->transform;
       o->transform = (cureduce_transform)(ok ? transform : 0);
-      why = "--transform takes abs, square or nonzero, once (a map of your own: --expression instead; maps of two "
-            "inputs are not tuned yet)";
+      why = "--transform takes abs, square, nonzero or product, once (a map of your own: --expression instead)";
       break;
     }
     case EXPRESSION:

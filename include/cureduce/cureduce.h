@@ -556,7 +556,8 @@ CUREDUCE_API cureduce_status cureduce_tune(cureduce_context *context, cureduce_o
  * Tunes problems as cureduce_tune() tunes sizes: for each, the candidate configurations of its
  * shape timed on random data of that shape in device memory it allocates for the purpose
  * (segments: `rows` segments back to back, each segment_length elements long; matrices: leading
- * dimension as the problem says; a whole array: its n), the fastest kept, never one slower than
+ * dimension as the problem says; a whole array: its n; a map of two inputs: x and y alike), the
+ * fastest kept, never one slower than
  * the heuristic by its own re-measurement. A choice serves every problem of its class: the same
  * operation, transform (an expression: the same text), types and layout; a whole array's size
  * bucket (the bit length of n), measured at its n alone; the same bit length of rows (or
