@@ -1,6 +1,7 @@
 /* The tuner's plan for each bucket, without a GPU: where it measures, and which candidates it
  * times there (on a made-up device with an H200's shape: 132 SMs of 2048 threads). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "execute.h"
 #include "harness.h"
@@ -126,6 +127,18 @@ START_TEST(test_space_of_shapes) {
 END_TEST
 
 /* Fitting a spec to a workspace halves its splits until it fits, and splits of 1 need none. */
+/* The bucket tuner has no y: a job of a map of two inputs is refused before any device work (the
+ * context is never touched), pointing at cureduce_tune_problems. */
+START_TEST(test_pair_jobs_refused) {
+  cureduce_tune_job job = {.op = CUREDUCE_OP_SUM, .input = CUREDUCE_F32, .output = CUREDUCE_F32,
+                           .transform = CUREDUCE_TRANSFORM_PRODUCT};
+  cureduce_tune_options options = {.min_n = 1, .max_n = 1 << 20, .quick = true};
+  cureduce_tunedb results;
+  ck_assert_int_eq(cureduce_tune_jobs(NULL, &job, 1, &options, &results), CUREDUCE_STATUS_UNSUPPORTED);
+  ck_assert(strstr(cureduce_last_error_detail(), "cureduce_tune_problems"));
+}
+END_TEST
+
 START_TEST(test_fit_workspace) {
   cureduce_problem problem;
   cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 4,
@@ -148,6 +161,7 @@ int main(void) {
   tcase_add_test(space, test_candidates_of_a_bucket);
   tcase_add_test(space, test_space_of_shapes);
   tcase_add_test(space, test_fit_workspace);
+  tcase_add_test(space, test_pair_jobs_refused);
   suite_add_tcase(suite, space);
   return harness_run(suite, false);
 }
