@@ -43,6 +43,8 @@ bool cureduce_transform_is_pair(cureduce_transform transform) {
   return transform == CUREDUCE_TRANSFORM_PRODUCT || transform == CUREDUCE_TRANSFORM_PAIR_EXPRESSION;
 }
 
+size_t cureduce_transform_inputs(cureduce_transform transform) { return cureduce_transform_is_pair(transform) ? 2 : 1; }
+
 bool cureduce_transform_has_expression(cureduce_transform transform) {
   return transform == CUREDUCE_TRANSFORM_EXPRESSION || transform == CUREDUCE_TRANSFORM_PAIR_EXPRESSION;
 }

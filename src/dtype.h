@@ -31,6 +31,8 @@ size_t cureduce_result_alignment(cureduce_op op, cureduce_dtype output);
 bool cureduce_transform_is_valid(int transform);
 /* product and pair_expression: maps of two inputs, x and y (cureduce_plan_execute_pair). */
 bool cureduce_transform_is_pair(cureduce_transform transform);
+/* The arrays a transform's map reads, each of the problem's elements: 2 for a pair, else 1. */
+size_t cureduce_transform_inputs(cureduce_transform transform);
 /* expression and pair_expression: maps of the caller's text (problem.expression). */
 bool cureduce_transform_has_expression(cureduce_transform transform);
 /* The type a transform's map gives (cureduce_transform): the input type for none and abs, f32 or

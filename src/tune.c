@@ -728,7 +728,7 @@ static cureduce_status tune_one_shape(bench_state *b, const cureduce_tune_shape 
   if (status == CUREDUCE_STATUS_OK && pair)
     status = fill_random(cu, b->second, elements, p->input_type);
   if (status == CUREDUCE_STATUS_OK)
-    status = tune_shape(b, p, elements * element * (pair ? 2 : 1), quick, limit, record);
+    status = tune_shape(b, p, elements * element * cureduce_transform_inputs(p->transform), quick, limit, record);
   cu->cuStreamSynchronize(b->stream);
   CUdeviceptr *owned[] = {&b->input, &b->second, &b->output, &b->workspace, &offsets};
   for (size_t i = 0; i < COUNT(owned); i++)
@@ -814,7 +814,7 @@ cureduce_status cureduce_tune_shape_in_place(cureduce_context *context, const cu
   cureduce_status status = create_marks(&b);
   if (status == CUREDUCE_STATUS_OK) {
     size_t bytes = (size_t)cureduce_problem_extent(problem) * cureduce_dtype_size(problem->input_type) *
-                   (cureduce_transform_is_pair(problem->transform) ? 2 : 1);
+                   cureduce_transform_inputs(problem->transform);
     status = tune_shape(&b, problem, bytes, true, memory->workspace_bytes, record);
   }
   destroy_marks(&b);

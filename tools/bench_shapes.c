@@ -246,7 +246,7 @@ static bool output_of(const shapes_state *s, cureduce_op op, cureduce_dtype type
 static void count_bytes(shape_case *c, size_t elements) {
   const cureduce_problem *p = &c->problem;
   c->elements = elements;
-  c->read_bytes = elements * cureduce_dtype_size(p->input_type) * (cureduce_transform_is_pair(p->transform) ? 2 : 1);
+  c->read_bytes = elements * cureduce_dtype_size(p->input_type) * cureduce_transform_inputs(p->transform);
   c->write_bytes = cureduce_problem_results(p) * cureduce_result_bytes(p->op, p->output_type);
 }
 

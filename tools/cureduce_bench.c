@@ -316,7 +316,7 @@ static void *second_of(const bench *b, const call *c) { return (void *)(uintptr_
 
 /* The bytes a call reads: n elements, of x and y for a map of two inputs. */
 static size_t read_bytes(const call *c) {
-  return c->n * cureduce_dtype_size(c->input) * (cureduce_transform_is_pair(c->transform) ? 2 : 1);
+  return c->n * cureduce_dtype_size(c->input) * cureduce_transform_inputs(c->transform);
 }
 
 static void enqueue(bench *b, const call *c) {
