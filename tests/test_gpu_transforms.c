@@ -317,11 +317,14 @@ static void check_problem(cureduce_problem problem, size_t offset, size_t count,
 
 /* ---- the sweeps ---------------------------------------------------------------------------------- */
 
-/* The problem with the transform; an expression's text: the square, or the predicate. */
+/* The problem with the transform; an expression's text: the square, or the predicate; a pair
+ * expression's, the distance. */
 static void set_transform(cureduce_problem *problem, cureduce_transform transform, bool predicate) {
   problem->transform = transform;
-  problem->expression =
-      transform != CUREDUCE_TRANSFORM_EXPRESSION ? NULL : predicate ? predicate_text() : square_text;
+  problem->expression = transform == CUREDUCE_TRANSFORM_PAIR_EXPRESSION ? distance_text
+                        : transform != CUREDUCE_TRANSFORM_EXPRESSION    ? NULL
+                        : predicate                                     ? predicate_text()
+                                                                        : square_text;
 }
 
 /* The statistics with a finish of their own: the mean; a sample standard deviation (Bessel's
@@ -523,6 +526,17 @@ END_TEST
 /* cureduce_tune_problems of a transformed shape stores a record of its own class: plans of that
  * (operation, transform) take it, plans without the transform do not, and the tuned plan is right;
  * the same for a whole array with a user map, whose class is its expression's. */
+/* What a new plan of the problem in the context runs (its origin and spec). */
+static cureduce_plan_info new_plan_info(cureduce_context *context, const cureduce_problem *problem) {
+  cureduce_plan *plan;
+  ck_assert_msg(cureduce_plan_create(&plan, context, problem, NULL) == CUREDUCE_STATUS_OK, "%s",
+                cureduce_last_error_detail());
+  cureduce_plan_info info;
+  ck_assert(cureduce_plan_describe(plan, &info) == CUREDUCE_STATUS_OK);
+  cureduce_plan_destroy(plan);
+  return info;
+}
+
 START_TEST(test_tuned_transform_is_its_own_class) {
   char *folder = harness_temporary_folder();
   ck_assert_ptr_nonnull(folder);
@@ -541,13 +555,9 @@ START_TEST(test_tuned_transform_is_its_own_class) {
   run r = {.context = context, .problem = problem, .input = input_buffer, .host = host, .rounding = true,
            .expected_origin = CUREDUCE_PLAN_TUNED};
   execute_and_check(&r);
-  cureduce_plan *plain;
   problem.transform = CUREDUCE_TRANSFORM_NONE;
-  ck_assert(cureduce_plan_create(&plain, context, &problem, NULL) == CUREDUCE_STATUS_OK);
-  cureduce_plan_info info;
-  ck_assert(cureduce_plan_describe(plain, &info) == CUREDUCE_STATUS_OK);
+  cureduce_plan_info info = new_plan_info(context, &problem);
   ck_assert_msg(info.origin == CUREDUCE_PLAN_HEURISTIC, "the untransformed sum took %s", info.spec);
-  cureduce_plan_destroy(plain);
   /* A whole array with a user map: tuned for its size bucket, for its expression alone. */
   cureduce_problem whole;
   cureduce_problem_init(&whole, CUREDUCE_OP_SUM, tested_type, tested_type, count);
@@ -557,26 +567,13 @@ START_TEST(test_tuned_transform_is_its_own_class) {
   r.problem = whole;
   execute_and_check(&r);
   whole.expression = predicate_text();
-  ck_assert(cureduce_plan_create(&plain, context, &whole, NULL) == CUREDUCE_STATUS_OK);
-  ck_assert(cureduce_plan_describe(plain, &info) == CUREDUCE_STATUS_OK);
+  info = new_plan_info(context, &whole);
   ck_assert_msg(info.origin == CUREDUCE_PLAN_HEURISTIC, "another expression took %s", info.spec);
-  cureduce_plan_destroy(plain);
   free(host);
   cureduce_context_destroy(context);
   ck_assert(harness_remove_tree(folder));
 }
 END_TEST
-
-/* The origin a new plan of the problem in the context takes. */
-static cureduce_plan_origin origin_of(cureduce_context *context, const cureduce_problem *problem) {
-  cureduce_plan *plan;
-  ck_assert_msg(cureduce_plan_create(&plan, context, problem, NULL) == CUREDUCE_STATUS_OK, "%s",
-                cureduce_last_error_detail());
-  cureduce_plan_info info;
-  ck_assert(cureduce_plan_describe(plan, &info) == CUREDUCE_STATUS_OK);
-  cureduce_plan_destroy(plan);
-  return info.origin;
-}
 
 /* Maps of two inputs tuned: the dot products of 40 rows of 3000 and of a whole array tuned by
  * cureduce_tune_problems (the tuner's own x and y), then right through their tuned plans, a class
@@ -607,14 +604,14 @@ START_TEST(test_tuned_pairs) {
     execute_and_check(&r);
   }
   rows.transform = CUREDUCE_TRANSFORM_NONE;
-  ck_assert_int_eq(origin_of(context, &rows), CUREDUCE_PLAN_HEURISTIC);
+  ck_assert_int_eq(new_plan_info(context, &rows).origin, CUREDUCE_PLAN_HEURISTIC);
   cureduce_context_destroy(context);
   rows.transform = CUREDUCE_TRANSFORM_PRODUCT;
   context = harness_context_in(first_use_folder, CUREDUCE_TUNING_ON_FIRST_USE);
   run r = {.context = context, .problem = rows, .input = input_buffer, .host = x, .second = second_at(0),
            .host_second = y, .rounding = true, .expected_origin = CUREDUCE_PLAN_HEURISTIC};
   execute_and_check(&r);
-  ck_assert_int_eq(origin_of(context, &rows), CUREDUCE_PLAN_TUNED);
+  ck_assert_int_eq(new_plan_info(context, &rows).origin, CUREDUCE_PLAN_TUNED);
   cureduce_context_destroy(context);
   free(x);
   free(y);
@@ -819,8 +816,7 @@ START_TEST(test_pairs) {
           for (int shifted = 0; shifted < 2; shifted++) {
             cureduce_problem problem;
             cureduce_problem_init(&problem, ops[o], tested_type, outputs[out], n);
-            problem.transform = transform;
-            problem.expression = transform == CUREDUCE_TRANSFORM_PAIR_EXPRESSION ? distance_text : NULL;
+            set_transform(&problem, transform, false);
             run r = {.problem = problem, .input = input_buffer, .host = x,
                      .second = second_at(shifted), .host_second = y + shifted * element,
                      .rounding = kind > 0, .expected_origin = CUREDUCE_PLAN_HEURISTIC};
@@ -868,14 +864,12 @@ START_TEST(test_pair_shapes) {
       for (size_t m = 0; m < sizeof matrices / sizeof matrices[0]; m++) {
         cureduce_problem_init_matrix(&problem, matrices[m].layout, ops[o], tested_type, tested_type, matrices[m].rows,
                                      matrices[m].cols, matrices[m].leading);
-        problem.transform = transform;
-        problem.expression = transform == CUREDUCE_TRANSFORM_PAIR_EXPRESSION ? distance_text : NULL;
+        set_transform(&problem, transform, false);
         check_problem_at(problem, 0, y_offset, (size_t)cureduce_problem_extent(&problem), NULL, NULL,
                          space && matrices[m].pinned);
       }
       cureduce_problem_init_segments(&problem, ops[o], tested_type, tested_type, max_segments);
-      problem.transform = transform;
-      problem.expression = transform == CUREDUCE_TRANSFORM_PAIR_EXPRESSION ? distance_text : NULL;
+      set_transform(&problem, transform, false);
       check_problem_at(problem, 0, y_offset, elements, begin, end, space);
     }
 }
