@@ -212,6 +212,12 @@ template <> struct reduction<CUREDUCE_OP_NORM2, CUREDUCE_DTYPE_F64> {
 struct moments {
   double shift, sum, squares, count;
 };
+// m's sums taken from `shift` instead (m holds elements): d = m.shift - shift away, each deviation
+// grows by d, so sum + count d and squares + d (sum + moved sum).
+__device__ __forceinline__ moments moments_moved(moments m, double shift) {
+  const double d = m.shift - shift, moved_sum = fma(m.count, d, m.sum);
+  return moments{shift, moved_sum, fma(d, m.sum + moved_sum, m.squares), m.count};
+}
 // The variances and standard deviations give their value with the mean (store_result writes both).
 struct spread_pair {
   double value, mean;
@@ -234,8 +240,8 @@ template <int IN, int OP> struct moments_reduction {
   static __device__ __forceinline__ acc combine(acc a, acc b) {
     if (a.count == 0.0) return b;
     if (b.count == 0.0) return a;
-    const double d = b.shift - a.shift, moved_sum = fma(b.count, d, b.sum);  // b's sum from a's shift
-    return acc{a.shift, a.sum + moved_sum, a.squares + fma(d, b.sum + moved_sum, b.squares), a.count + b.count};
+    const acc moved = moments_moved(b, a.shift);
+    return acc{a.shift, a.sum + moved.sum, a.squares + moved.squares, a.count + b.count};
   }
   // A NaN or an infinity (or f64 deviations beyond f64's range) leaves the mean non-finite: then
   // every statistic is NaN. No elements: the mean is 0/0.
@@ -631,11 +637,33 @@ template <typename F> __device__ __forceinline__ log_sum<F> shuffle_down(log_sum
 }
 
 // Folds a full warp's values with shuffles; lane 0 holds the result.
-__device__ __forceinline__ acc_t warp_reduce(acc_t v) {
+template <typename A> struct warp_fold {
+  static __device__ __forceinline__ A reduce(A v) {
 #pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) v = op::combine(v, shuffle_down(v, offset));
-  return v;
-}
+    for (int offset = 16; offset > 0; offset >>= 1) v = op::combine(v, shuffle_down(v, offset));
+    return v;
+  }
+};
+// The moments' merge costs eight shuffles and nine f64 operations a level; the warp's lanes first
+// move to one shift instead, the first lane's that holds elements (an element, which keeps the
+// bound), and then each level adds three numbers. At 2^20 elements, where every thread folds
+// only a few vectors, the warps' trees are most of the kernel's work.
+template <> struct warp_fold<moments> {
+  static __device__ __forceinline__ moments reduce(moments v) {
+    const unsigned holders = __ballot_sync(0xffffffffu, v.count != 0.0);
+    if (holders == 0) return v;
+    const double shift = __shfl_sync(0xffffffffu, v.shift, __ffs(holders) - 1);
+    v = v.count != 0.0 ? moments_moved(v, shift) : moments{shift, 0.0, 0.0, 0.0};
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) {
+      v.sum += __shfl_down_sync(0xffffffffu, v.sum, offset);
+      v.squares += __shfl_down_sync(0xffffffffu, v.squares, offset);
+      v.count += __shfl_down_sync(0xffffffffu, v.count, offset);
+    }
+    return v;
+  }
+};
+__device__ __forceinline__ acc_t warp_reduce(acc_t v) { return warp_fold<acc_t>::reduce(v); }
 
 // Folds a block's values: each warp with shuffles, then warp 0 folds one slot per warp.
 // Thread 0 holds the result. The caller separates two calls with __syncthreads().
