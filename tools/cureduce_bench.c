@@ -699,8 +699,9 @@ static void report_host_overhead(const options *o, bench *b) {
     cureduce_bench_fail("planning the host-overhead run");
   /* The shortcut's kernel launched by hand, as cureduce_launch_single_pass would. */
   CUdeviceptr partials = slot + CUREDUCE_WORKSPACE_PARTIALS, ticket = slot + CUREDUCE_WORKSPACE_TICKET;
+  CUdeviceptr second = 0; /* a map of two inputs' y: none here */
   unsigned long long count = n;
-  void *parameters[] = {&b->data, &count, &b->output, &partials, &ticket}; /* where the library's calls start */
+  void *parameters[] = {&b->data, &count, &b->output, &partials, &ticket, &second}; /* cureduce_launch_kernel's */
   raw_launch kernel = {plan->kernel, cureduce_grid_for(&plan->spec, b->context->info.sm_count, n, true),
                        plan->spec.block, parameters};
   call bare = c;
