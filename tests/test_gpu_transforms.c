@@ -523,9 +523,6 @@ START_TEST(test_planted_semantics) {
 }
 END_TEST
 
-/* cureduce_tune_problems of a transformed shape stores a record of its own class: plans of that
- * (operation, transform) take it, plans without the transform do not, and the tuned plan is right;
- * the same for a whole array with a user map, whose class is its expression's. */
 /* What a new plan of the problem in the context runs (its origin and spec). */
 static cureduce_plan_info new_plan_info(cureduce_context *context, const cureduce_problem *problem) {
   cureduce_plan *plan;
@@ -537,6 +534,9 @@ static cureduce_plan_info new_plan_info(cureduce_context *context, const cureduc
   return info;
 }
 
+/* cureduce_tune_problems of a transformed shape stores a record of its own class: plans of that
+ * (operation, transform) take it, plans without the transform do not, and the tuned plan is right;
+ * the same for a whole array with a user map, whose class is its expression's. */
 START_TEST(test_tuned_transform_is_its_own_class) {
   char *folder = harness_temporary_folder();
   ck_assert_ptr_nonnull(folder);

@@ -188,7 +188,7 @@ static void print_header(const shapes_state *s) {
  * costs beyond its read (a copy of B bytes reads B/2 and writes B/2 in B / copy rate). Small
  * results: the read ceiling; results as large as the input: the copy rate. (The copy rate as a
  * floor for every shape, below the read ceiling, let read-only shapes pass 100%.) */
-static double ceiling_us(const shapes_state *s, const shape_case *c) {
+static double shape_floor_us(const shapes_state *s, const shape_case *c) {
   double read_us = 1 / (s->run->read_gbps * 1e3), write_us = fmax(2 / (s->copy_gbps * 1e3) - read_us, 0); /* a byte */
   return (double)c->read_bytes * read_us + (double)c->write_bytes * write_us;
 }
@@ -196,7 +196,7 @@ static double ceiling_us(const shapes_state *s, const shape_case *c) {
 static void print_case(const shapes_state *s, const shape_case *c, double us, double b2b, double cub_us,
                        double cub_b2b, const char *spec) {
   const cureduce_problem *p = &c->problem;
-  double bytes = (double)(c->read_bytes + c->write_bytes), floor_us = ceiling_us(s, c);
+  double bytes = (double)(c->read_bytes + c->write_bytes), floor_us = shape_floor_us(s, c);
   double total = (double)c->elements;
   char exponent[16], cub[32], cub2[32], ratio[16], op[32]; /* op: "sum", or with a transform "sum:product" */
   snprintf(exponent, sizeof exponent, "2^%d", (int)lround(log2(total)));
