@@ -133,7 +133,7 @@ template <int IN> struct reduction<CUREDUCE_OP_SUM, IN> {
   static __device__ __forceinline__ acc finish(acc a) { return a; }
 };
 
-// exact_sum keeps an accumulator of its own (exact_sum.cu); the sum's algebra gives the shared
+// exact_sum keeps an accumulator of its own (exact.cuh); the sum's algebra gives the shared
 // loaders their types.
 template <int IN> struct reduction<CUREDUCE_OP_EXACT_SUM, IN> : reduction<CUREDUCE_OP_SUM, IN> {};
 

@@ -1,9 +1,9 @@
 /* Rounding an exact sum's superaccumulator once: shared, as one text, by the exact_sum kernels
- * (NVRTC compiles it before exact_sum.cu) and the host library (src/exact.c includes it), so that
+ * (NVRTC compiles it before exact.cuh) and the host library (src/exact.c includes it), so that
  * the host's rounding, checked on the CPU against exact rationals, is the kernels' own.
  *
  * digit: `digits` 64-bit digits, digit d worth 2^(base + 32 d), each holding any value as long as
- * the sum stays within the digits (the carry-save form of exact_sum.cu); counts: the counts of
+ * the sum stays within the digits (the carry-save form of exact.cuh); counts: the counts of
  * NaNs, +infinities and -infinities. The result is the value rounded to nearest, ties to even, to
  * a format of `precision` significand bits whose smallest subnormal is 2^lowest, as a double
  * (exact: the rounded value is representable, or an infinity); an exact zero is +0. The digits are

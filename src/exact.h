@@ -1,4 +1,4 @@
-/* The superaccumulator of exact sums (kernel_templates/exact_sum.cu): a two's complement
+/* The superaccumulator of exact sums (kernel_templates/exact.cuh): a two's complement
  * fixed-point integer of 32-bit digits, digit d worth 2^(base + 32 d), kept as 64-bit words that
  * may hold more than their digit between carries, followed by three counts: NaNs, +infinities,
  * -infinities. Words of several sums add exactly as integers (and so may be combined outside the

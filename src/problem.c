@@ -75,8 +75,12 @@ static cureduce_status check_matrix(const cureduce_problem *problem) {
 static cureduce_status check_shape(const cureduce_problem *problem) {
   CUREDUCE_RETURN_ERROR_IF(problem->n != 0, INVALID_ARGUMENT,
                            "n is for contiguous problems; a shaped one has rows, cols and leading_dimension");
-  CUREDUCE_RETURN_ERROR_IF(problem->op == CUREDUCE_OP_EXACT_SUM, UNSUPPORTED,
-                           "exact_sum of rows, columns or segments is not supported yet");
+  bool exact = problem->op == CUREDUCE_OP_EXACT_SUM;
+  CUREDUCE_RETURN_ERROR_IF(exact && problem->layout == CUREDUCE_LAYOUT_COLUMNS, UNSUPPORTED,
+                           "exact_sum of columns is not built yet (rows and segments are)");
+  CUREDUCE_RETURN_ERROR_IF(exact && problem->output_type == CUREDUCE_I64, UNSUPPORTED,
+                           "exact partials (exact_sum into i64) are of whole arrays only: a row's exact sum is "
+                           "rounded to f16, bf16, f32 or f64");
   if (problem->layout != CUREDUCE_LAYOUT_SEGMENTS)
     return check_matrix(problem);
   CUREDUCE_RETURN_ERROR_IF(problem->cols || problem->leading_dimension, INVALID_ARGUMENT,

@@ -94,6 +94,13 @@ static cureduce_spec row_groups_spec(const cureduce_problem *problem, int max_th
   return spec;
 }
 
+/* exact_sum: a block a row or segment whatever the shape (exact_rows.cu, whose rows do not split). */
+static cureduce_spec exact_rows_spec(const cureduce_problem *problem, int max_threads_per_sm) {
+  cureduce_strategy strategy =
+      problem->layout == CUREDUCE_LAYOUT_SEGMENTS ? CUREDUCE_STRATEGY_SEGMENT_BLOCKS : CUREDUCE_STRATEGY_ROW_BLOCKS;
+  return base_spec(problem, strategy, SHAPED_BLOCK, max_threads_per_sm);
+}
+
 static cureduce_spec rows_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
   if (problem->cols * cureduce_dtype_size(problem->input_type) > GROUP_ROW_BYTES_MAX)
     return row_blocks_spec(problem, sm_count, max_threads_per_sm);
@@ -135,6 +142,8 @@ static cureduce_spec columns_heuristic(const cureduce_problem *problem, int sm_c
 }
 
 cureduce_spec cureduce_shape_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
+  if (problem->op == CUREDUCE_OP_EXACT_SUM)
+    return exact_rows_spec(problem, max_threads_per_sm);
   switch (problem->layout) {
   case CUREDUCE_LAYOUT_ROWS: return rows_heuristic(problem, sm_count, max_threads_per_sm);
   case CUREDUCE_LAYOUT_SEGMENTS: return segments_heuristic(problem, sm_count, max_threads_per_sm);
@@ -231,9 +240,13 @@ cureduce_spec cureduce_shape_fit_workspace(cureduce_spec spec, const cureduce_pr
 
 /* The families that suit the problem's shape, each in the heuristic's configuration for it. Rows
  * between 4 and 16 KiB long may take a group or whole blocks; segments, whose lengths are on the
- * device, either. */
+ * device, either; exact sums take a block a row. */
 static size_t family_specs(const cureduce_problem *problem, int sm_count, int max_threads_per_sm, cureduce_spec *out) {
   size_t row_bytes = problem->cols * cureduce_dtype_size(problem->input_type), count = 0;
+  if (problem->op == CUREDUCE_OP_EXACT_SUM) {
+    out[count++] = exact_rows_spec(problem, max_threads_per_sm);
+    return count;
+  }
   switch (problem->layout) {
   case CUREDUCE_LAYOUT_ROWS:
     if (row_bytes <= GROUP_ROW_BYTES_MAX)

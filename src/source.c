@@ -63,34 +63,36 @@ static void write_template(cureduce_strbuf *out, const char *name, const char *t
 
 /* The templates of a strategy, in order: the shared algebra, then for the classic ladder its
  * scaffolding around the rung, for a shaped strategy what the shapes share and the strategy, for
- * exact_sum its rounding and its own single pass, else the strategy alone. */
-static int strategy_templates(const cureduce_spec *spec, const char *files[4]) {
+ * exact_sum its rounding, its machinery and its own kernels (a whole array's, or those of rows and
+ * segments after what the shapes share), else the strategy alone. */
+enum { TEMPLATES_MAX = 5 };
+static int strategy_templates(const cureduce_spec *spec, const char *files[TEMPLATES_MAX]) {
   const char *strategy = cureduce_strategy_template(spec->strategy);
   if (cureduce_strategy_passes(spec->strategy) == CUREDUCE_PASSES_CLASSIC) {
     const char *ladder[] = {CUREDUCE_COMMON_TEMPLATE, "ladder.cuh", strategy, "ladder_kernels.cuh"};
     memcpy(files, ladder, sizeof ladder);
     return 4;
   }
-  files[0] = CUREDUCE_COMMON_TEMPLATE;
-  if (cureduce_strategy_coverage(spec->strategy) == CUREDUCE_COVER_SHAPE) {
-    files[1] = "shapes.cuh";
-    files[2] = strategy;
-    return 3;
+  int count = 0;
+  files[count++] = CUREDUCE_COMMON_TEMPLATE;
+  bool shaped = cureduce_strategy_coverage(spec->strategy) == CUREDUCE_COVER_SHAPE;
+  if (shaped)
+    files[count++] = "shapes.cuh";
+  if (spec->op == CUREDUCE_OP_EXACT_SUM) { /* the rounding it shares with the host */
+    files[count++] = "exact_round.h";
+    files[count++] = "exact.cuh";
+    files[count++] = shaped ? "exact_rows.cu" : "exact_sum.cu";
+    return count;
   }
-  if (spec->op == CUREDUCE_OP_EXACT_SUM) { /* a single pass of its own, and the rounding it shares with the host */
-    files[1] = "exact_round.h";
-    files[2] = "exact_sum.cu";
-    return 3;
-  }
-  files[1] = strategy;
-  return 2;
+  files[count++] = strategy;
+  return count;
 }
 
 cureduce_status cureduce_source_generate(const cureduce_spec *spec, const cureduce_template_set *templates,
                                          char **source) {
   CUREDUCE_RETURN_ERROR_IF(!templates || !source, NULL_POINTER, "templates and source must not be NULL");
   CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate_kernel(spec));
-  const char *files[4];
+  const char *files[TEMPLATES_MAX];
   int count = strategy_templates(spec, files);
   for (int i = 0; i < count; i++)
     CUREDUCE_RETURN_ERROR_IF(!cureduce_template_find(templates, files[i]), INVALID_ARGUMENT,

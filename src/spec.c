@@ -59,10 +59,20 @@ size_t cureduce_accumulator_bytes(cureduce_op op, cureduce_transform transform, 
   return cureduce_dtype_size(accumulator);
 }
 
+static bool whole_blocks_a_row(cureduce_strategy strategy) {
+  return strategy == CUREDUCE_STRATEGY_ROW_BLOCKS || strategy == CUREDUCE_STRATEGY_SEGMENT_BLOCKS;
+}
+
 /* The group and compiled row length of a shaped strategy: groups of a power of two threads, a
- * row length only for row groups, and one short enough (CUREDUCE_COMPILED_ROW_BYTES_MAX). */
+ * row length only for row groups, and one short enough (CUREDUCE_COMPILED_ROW_BYTES_MAX); exact
+ * sums only in whole blocks. */
 static cureduce_status check_shaped_fields(const cureduce_spec *spec, const char *name) {
-  CUREDUCE_RETURN_ERROR_IF(spec->op == CUREDUCE_OP_EXACT_SUM, INVALID_SPEC, "%s does not do exact_sum (yet)", name);
+  if (spec->op == CUREDUCE_OP_EXACT_SUM) { /* a block a row or segment (exact_rows.cu), rounded */
+    CUREDUCE_RETURN_ERROR_IF(!whole_blocks_a_row((cureduce_strategy)spec->strategy), INVALID_SPEC,
+                             "%s does not do exact_sum: row_blocks and segment_blocks do", name);
+    CUREDUCE_RETURN_ERROR_IF(spec->output == CUREDUCE_I64, INVALID_SPEC,
+                             "%s rounds each exact sum: exact partials (i64 output) are whole arrays' only", name);
+  }
   bool groups = spec->strategy == CUREDUCE_STRATEGY_ROW_GROUPS || spec->strategy == CUREDUCE_STRATEGY_SEGMENT_GROUPS;
   bool tiles = spec->strategy == CUREDUCE_STRATEGY_COLUMN_TILES;
   unsigned most = groups ? 32 : tiles ? spec->block : 0;
@@ -141,6 +151,8 @@ cureduce_status cureduce_spec_validate(const cureduce_spec *spec) {
   CUREDUCE_RETURN_ERROR_IF(shaped ? spec->splits < 1 || spec->splits > 65535 : spec->splits != 0, INVALID_SPEC,
                            shaped ? "splits must be from 1 to 65535" : "%s takes no s field",
                            strategy_table[spec->strategy].name);
+  CUREDUCE_RETURN_ERROR_IF(shaped && spec->op == CUREDUCE_OP_EXACT_SUM && spec->splits != 1, INVALID_SPEC,
+                           "an exact sum of a row takes one block (s1), not %u", spec->splits);
   return CUREDUCE_STATUS_OK;
 }
 
@@ -310,10 +322,7 @@ cureduce_spec cureduce_spec_for_strategy(cureduce_strategy strategy, cureduce_op
                                     : cureduce_dtype_size(input)),
       .blocks_per_sm = (uint16_t)(blocks_per_sm < 1 ? 1 : blocks_per_sm > 32 ? 32 : blocks_per_sm),
       /* shaped: a warp a row, segment or column tile, or whole blocks; the shape's heuristic is shape.c's */
-      .group = (uint16_t)(coverage != CUREDUCE_COVER_SHAPE || strategy == CUREDUCE_STRATEGY_ROW_BLOCKS ||
-                                  strategy == CUREDUCE_STRATEGY_SEGMENT_BLOCKS
-                              ? 0
-                              : 32),
+      .group = (uint16_t)(coverage != CUREDUCE_COVER_SHAPE || whole_blocks_a_row(strategy) ? 0 : 32),
       .splits = (uint16_t)(coverage == CUREDUCE_COVER_SHAPE)};
 }
 

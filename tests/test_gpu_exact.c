@@ -5,14 +5,16 @@
  * values alternating. Each through every spec the tuner may pick (so every configuration gives the
  * same bits), the plan's own choice, the shortcut, two streams and two input alignments; then
  * grids small enough that each thread's bands are moved into the superaccumulator mid-loop; exact
- * partials (i64 output) that every spec writes alike and that combine to the whole's sum; and
- * f16 beyond 2^32 elements where the device has the memory. */
+ * partials (i64 output) that every spec writes alike and that combine to the whole's sum; f16
+ * beyond 2^32 elements where the device has the memory; and rows and segments of hard data, each
+ * its own exact sum through every spec the tuner may pick for the shape. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
+#include "shape.h"
 #include "tune.h"
 
 static const cureduce_dtype float_types[] = {CUREDUCE_F16, CUREDUCE_BF16, CUREDUCE_F32, CUREDUCE_F64};
@@ -413,6 +415,97 @@ START_TEST(test_partials_combine) {
 }
 END_TEST
 
+/* ---- rows and segments ------------------------------------------------------------------------------ */
+
+enum { hard_rows = 4, hard_row_length = 4096 + 13, hard_row_pitch = hard_row_length + 3 };
+
+/* The exact sums of the hard rows, as rows of a padded matrix or as segments (segment i is row i's
+ * elements), by the pinned spec or the plan's choice (NULL), into a poisoned output. */
+static void run_rows(const harness_gpu *gpu, const cureduce_problem *problem, CUdeviceptr input, CUdeviceptr offsets,
+                     CUdeviceptr out, const char *spec, cureduce_value got[hard_rows]) {
+  size_t size = cureduce_dtype_size(problem->output_type);
+  ck_assert(gpu->cu->cuMemsetD8(out, 0xA5, hard_rows * size) == CUDA_SUCCESS);
+  cureduce_plan *plan = NULL;
+  cureduce_status status = cureduce_plan_create(&plan, gpu->context, problem, spec);
+  ck_assert_msg(status == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
+  const void *in = (const void *)(uintptr_t)input;
+  const int64_t *begin = (const int64_t *)(uintptr_t)offsets, *end = begin + hard_rows;
+  status = problem->layout == CUREDUCE_LAYOUT_SEGMENTS
+               ? cureduce_plan_execute_segments(plan, in, begin, end, (void *)(uintptr_t)out, NULL, 0, NULL)
+               : cureduce_plan_execute(plan, in, (void *)(uintptr_t)out, NULL, 0, NULL);
+  ck_assert_msg(status == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
+  cureduce_plan_destroy(plan);
+  unsigned char results[hard_rows * 8];
+  harness_download(gpu, results, out, hard_rows * size);
+  for (int r = 0; r < hard_rows; r++) {
+    got[r] = (cureduce_value){.index = -1};
+    memcpy(&got[r].value, results + r * size, size);
+  }
+}
+
+/* Loop index: kind * 4 + type. Rows of a padded matrix, each filled as a hard input of its own,
+ * and the same elements as segments, through the plan's choice and every spec the tuner may pick
+ * for the shape: each row's result is the reference's exact sum of its elements, bit for bit, as
+ * a whole array's is (test_hard_data). */
+START_TEST(test_hard_rows) {
+  kind k = (kind)(_i / 4);
+  cureduce_dtype type = float_types[_i % 4];
+  harness_gpu gpu = harness_gpu_open();
+  const cureduce_device_info *device = &gpu.context->info;
+  size_t element = cureduce_dtype_size(type), total = (size_t)hard_rows * hard_row_pitch;
+  unsigned char *host = malloc(total * element);
+  ck_assert(host);
+  int64_t offsets[2 * hard_rows];
+  for (int r = 0; r < hard_rows; r++)
+    offsets[r] = (int64_t)r * hard_row_pitch, offsets[hard_rows + r] = offsets[r] + hard_row_length;
+  CUdeviceptr input = harness_device_alloc(&gpu, total * element), out = harness_device_alloc(&gpu, hard_rows * 8);
+  CUdeviceptr device_offsets = harness_device_alloc(&gpu, sizeof offsets);
+  harness_upload(&gpu, device_offsets, offsets, sizeof offsets);
+  for (int which = 0; which < (type == CUREDUCE_F16 || type == CUREDUCE_BF16 ? 2 : 1); which++) {
+    cureduce_dtype output = output_of(type, which);
+    fill(EVERY_BINADE, type, output, host, total); /* the padding between the rows */
+    cureduce_ref_result want[hard_rows];
+    for (int r = 0; r < hard_rows; r++) {
+      unsigned char *row = host + (size_t)offsets[r] * element;
+      fill(k, type, output, row, hard_row_length);
+      want[r] = cureduce_ref_exact_sum(type, output, row, hard_row_length);
+    }
+    harness_upload(&gpu, input, host, total * element);
+    cureduce_problem problems[2];
+    cureduce_problem_init_matrix(&problems[0], CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_EXACT_SUM, type, output, hard_rows,
+                                 hard_row_length, hard_row_pitch);
+    cureduce_problem_init_segments(&problems[1], CUREDUCE_OP_EXACT_SUM, type, output, hard_rows);
+    for (int p = 0; p < 2; p++) {
+      cureduce_spec specs[CUREDUCE_SHAPE_SPACE_MAX];
+      size_t count = cureduce_shape_tune_space(
+          &problems[p], device->sm_count, device->max_threads_per_sm, false,
+          cureduce_shape_workspace_limit(&problems[p], device->sm_count, device->max_threads_per_sm), specs,
+          CUREDUCE_SHAPE_SPACE_MAX);
+      ck_assert(count > 1);
+      harness_compile_ahead(&gpu, specs, count);
+      for (size_t s = 0; s <= count; s++) { /* every spec, then the plan's choice */
+        char text[CUREDUCE_SPEC_TEXT_MAX] = "the plan's choice";
+        if (s < count)
+          cureduce_spec_format(&specs[s], text);
+        cureduce_value got[hard_rows];
+        run_rows(&gpu, &problems[p], input, device_offsets, out, s < count ? text : NULL, got);
+        for (int r = 0; r < hard_rows; r++) {
+          char what[256];
+          snprintf(what, sizeof what, "%s, %s->%s, %s %d of %d elements, %s", kind_names[k], cureduce_dtype_name(type),
+                   cureduce_dtype_name(output), p == 0 ? "row" : "segment", r, hard_row_length, text);
+          expect_bits(output, &got[r], &want[r], what);
+        }
+      }
+    }
+  }
+  gpu.cu->cuMemFree(input);
+  gpu.cu->cuMemFree(out);
+  gpu.cu->cuMemFree(device_offsets);
+  free(host);
+  harness_gpu_close(&gpu);
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("gpu-exact");
   TCase *cases = tcase_create("exact");
@@ -420,6 +513,7 @@ int main(void) {
   tcase_add_loop_test(cases, test_hard_data, 0, 4 * KIND_COUNT);
   tcase_add_loop_test(cases, test_bands_moved_mid_loop, 0, 4);
   tcase_add_loop_test(cases, test_partials_combine, 0, 4 * KIND_COUNT);
+  tcase_add_loop_test(cases, test_hard_rows, 0, 4 * KIND_COUNT);
   tcase_add_test(cases, test_beyond_2_to_the_32);
   suite_add_tcase(suite, cases);
   return harness_run(suite, true);

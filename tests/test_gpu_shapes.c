@@ -8,7 +8,8 @@
  *   pinned    each family pinned in a few configurations (groups of 1 to 32, compiled and
  *             run-time row lengths, one and several splits), for sum and argmax on the smaller
  *             shapes (pin_on), and for sums into the accumulator type every spec the tuner may
- *             pick for the shape (cureduce_shape_tune_space);
+ *             pick for the shape (cureduce_shape_tune_space); exact_sum (rows and segments of
+ *             float inputs, bit for bit) likewise, in the tuner's specs and two block sizes;
  *   tuned     sums of shapes tuned by cureduce_tune_problems, then plans for other shapes of
  *             their classes; and argmax tuned on first use, whose first execution tunes (in the
  *             caller's workspace or the stream's slot, filled with garbage first) and whose plan
@@ -70,7 +71,7 @@ static cureduce_ref_result empty_result(cureduce_op op, cureduce_dtype output) {
   cureduce_ref_result r = {.value = {.index = -1}};
   bool is_max = op == CUREDUCE_OP_MAX || op == CUREDUCE_OP_ARGMAX;
   bool is_arg = op == CUREDUCE_OP_ARGMIN || op == CUREDUCE_OP_ARGMAX;
-  if (op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_PROD) {
+  if (op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_PROD || op == CUREDUCE_OP_EXACT_SUM) {
     if (is_float_type(output))
       cureduce_ref_store_float(output, op == CUREDUCE_OP_PROD ? 1.0L : 0.0L, &r.value);
     else
@@ -218,7 +219,16 @@ static int pinned_specs(const cureduce_problem *p, bool space, char texts[max_pi
                            cureduce_shape_workspace_limit(p, device->sm_count, device->max_threads_per_sm), variants,
                            CUREDUCE_SHAPE_SPACE_MAX);
   size_t element = cureduce_dtype_size(p->input_type);
-  if (p->layout == CUREDUCE_LAYOUT_ROWS || p->layout == CUREDUCE_LAYOUT_SEGMENTS) {
+  if (p->op == CUREDUCE_OP_EXACT_SUM) { /* a block a row: the fewest and the most loads in flight */
+    static const struct {
+      unsigned block, unroll;
+    } exact[] = {{64, 1}, {512, 8}};
+    for (int e = 0; e < 2; e++) {
+      variants[count] = base;
+      variants[count].block = (uint16_t)exact[e].block;
+      variants[count++].unroll = (uint8_t)exact[e].unroll;
+    }
+  } else if (p->layout == CUREDUCE_LAYOUT_ROWS || p->layout == CUREDUCE_LAYOUT_SEGMENTS) {
     bool rows = p->layout == CUREDUCE_LAYOUT_ROWS;
     cureduce_spec groups = base, blocks = base;
     groups.strategy = rows ? CUREDUCE_STRATEGY_ROW_GROUPS : CUREDUCE_STRATEGY_SEGMENT_GROUPS;
@@ -290,9 +300,10 @@ static void check_problem(cureduce_problem problem, CUdeviceptr input, const uns
       if (!pinned)
         continue;
       char texts[max_pinned][CUREDUCE_SPEC_TEXT_MAX];
-      /* The tuner's space: for sums into the accumulator type, where the families' loads, folds and
-       * splits are what differs; the argmax and narrow-output kernels share that code. */
-      int specs = pinned_specs(&problem, problem.op == CUREDUCE_OP_SUM && problem.output_type == accumulator, texts);
+      /* The tuner's space: for sums (and exact sums) into the accumulator type, where the families'
+       * loads, folds and splits are what differs; the argmax and narrow-output kernels share that code. */
+      bool sums = problem.op == CUREDUCE_OP_SUM || problem.op == CUREDUCE_OP_EXACT_SUM;
+      int specs = pinned_specs(&problem, sums && problem.output_type == accumulator, texts);
       r.mode = MODE_PINNED;
       for (int s = 0; s < specs; s++) {
         r.spec = texts[s];
@@ -364,26 +375,30 @@ static void check_segments(cureduce_op op, uint64_t segments, uint64_t elements,
  * folds, not in the operation's algebra, which the plans' sweep of every operation covers); the
  * rest through the plan. Each pinned configuration is a kernel of its own to compile. */
 static bool pin_on(cureduce_op op, uint64_t rows, uint64_t cols, size_t offset) {
-  return (op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_ARGMAX) && offset == 0 && rows * (cols ? cols : 1) <= (1u << 18);
+  bool pinned_op = op == CUREDUCE_OP_SUM || op == CUREDUCE_OP_ARGMAX || op == CUREDUCE_OP_EXACT_SUM;
+  return pinned_op && offset == 0 && rows * (cols ? cols : 1) <= (1u << 18);
 }
 
-/* exact_sum takes no shapes; those of norm2, the moments and logsumexp are gpu-transforms' (the
- * fused computations). */
-static bool swept_elsewhere(cureduce_op op) { return cureduce_op_is_float_only(op); }
+/* The shapes of norm2, the moments and logsumexp are gpu-transforms' (the fused computations);
+ * exact_sum's are here, for float inputs (its rows and segments, not its columns). */
+static bool swept_here(cureduce_op op) {
+  return op == CUREDUCE_OP_EXACT_SUM ? is_float_type(tested_type) : !cureduce_op_is_float_only(op);
+}
 
 START_TEST(test_rows_and_columns) {
   cureduce_op op = (cureduce_op)_i;
-  if (swept_elsewhere(op))
+  if (!swept_here(op))
     return;
   for (size_t s = 0; s < sizeof matrices / sizeof matrices[0]; s++)
     for (size_t offset = 0; offset < 2; offset++)
-      check_matrix(op, &matrices[s], offset, pin_on(op, matrices[s].rows, matrices[s].cols, offset));
+      if (op != CUREDUCE_OP_EXACT_SUM || matrices[s].layout == CUREDUCE_LAYOUT_ROWS)
+        check_matrix(op, &matrices[s], offset, pin_on(op, matrices[s].rows, matrices[s].cols, offset));
 }
 END_TEST
 
 START_TEST(test_segments) {
   cureduce_op op = (cureduce_op)_i;
-  if (swept_elsewhere(op))
+  if (!swept_here(op))
     return;
   for (size_t s = 0; s < sizeof segment_sets / sizeof segment_sets[0]; s++)
     check_segments(op, segment_sets[s].segments, segment_sets[s].elements,
@@ -391,15 +406,22 @@ START_TEST(test_segments) {
 }
 END_TEST
 
-/* exact_sum of a shape is refused, not run some other way. */
-START_TEST(test_exact_sum_of_shapes_is_refused) {
+/* What exact_sum of a shape does not do yet, columns and exact partials, is refused, not run some
+ * other way. */
+START_TEST(test_exact_sum_refusals) {
   if (!is_float_type(tested_type))
     return;
-  cureduce_problem problem;
-  cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_EXACT_SUM, tested_type, tested_type, 4, 4, 4);
-  cureduce_plan *plan = NULL;
-  ck_assert_int_eq(cureduce_plan_create(&plan, shared_gpu->context, &problem, NULL), CUREDUCE_STATUS_UNSUPPORTED);
-  ck_assert_ptr_null(plan);
+  cureduce_problem columns, partials;
+  cureduce_problem_init_matrix(&columns, CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_EXACT_SUM, tested_type, tested_type, 4,
+                               4, 4);
+  cureduce_problem_init_matrix(&partials, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_EXACT_SUM, tested_type, CUREDUCE_I64, 4,
+                               4, 4);
+  const cureduce_problem *refused[] = {&columns, &partials};
+  for (int i = 0; i < 2; i++) {
+    cureduce_plan *plan = NULL;
+    ck_assert_int_eq(cureduce_plan_create(&plan, shared_gpu->context, refused[i], NULL), CUREDUCE_STATUS_UNSUPPORTED);
+    ck_assert_ptr_null(plan);
+  }
 }
 END_TEST
 
@@ -558,7 +580,7 @@ int main(int argc, char **argv) {
   tcase_add_unchecked_fixture(shapes, open_gpu, close_gpu);
   tcase_add_loop_test(shapes, test_rows_and_columns, 0, CUREDUCE_OP_COUNT);
   tcase_add_loop_test(shapes, test_segments, 0, CUREDUCE_OP_COUNT);
-  tcase_add_test(shapes, test_exact_sum_of_shapes_is_refused);
+  tcase_add_test(shapes, test_exact_sum_refusals);
   tcase_add_test(shapes, test_tuned_shapes);
   tcase_add_test(shapes, test_tuning_on_first_use);
   suite_add_tcase(suite, shapes);

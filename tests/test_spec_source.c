@@ -96,7 +96,10 @@ START_TEST(test_bad_specs_are_refused) {
       "sum:f32->f32/row_blocks/b256/u4/v16/g8/t0/c8/s1",       /* and compile no row length */
       "sum:f32->f32/row_blocks/b256/u4/v16/g8/t0/c0/s0",       /* at least one split */
       "sum:f32->f32/column_tiles/b256/u4/v16/g8/t512/c0/s1",   /* a tile within the block */
-      "exact_sum:f32->f32/segment_blocks/b256/u4/v16/g8/t0/c0/s4", /* no exact sums of shapes yet */
+      "exact_sum:f32->f32/segment_blocks/b256/u4/v16/g8/t0/c0/s4", /* an exact sum's segment: one block */
+      "exact_sum:f32->f32/row_groups/b256/u4/v16/g8/t4/c0/s1",     /* exact sums: whole blocks a row */
+      "exact_sum:f32->f32/column_tiles/b256/u4/v16/g8/t32/c0/s1",  /* no columns yet */
+      "exact_sum:f32->i64/row_blocks/b256/u4/v16/g8/t0/c0/s1",     /* exact partials: whole arrays */
       "sum:none(f32)->f32/single_pass/b256/u4/v16/g8",         /* no transform is written without one */
       "sum:cube(f32)->f32/single_pass/b256/u4/v16/g8",         /* no such transform */
       "sum:abs(f32->f32/single_pass/b256/u4/v16/g8",           /* unclosed */
@@ -128,6 +131,8 @@ START_TEST(test_bad_specs_are_refused) {
                                      "argmax:bf16->bf16/row_groups/b256/u8/v4/g8/t1/c2/s1",
                                      "sum:i8->i64/segment_groups/b128/u4/v16/g16/t32/c0/s1",
                                      "min:f64->f64/segment_blocks/b512/u2/v16/g4/t0/c0/s8",
+                                     "exact_sum:bf16->f32/row_blocks/b256/u4/v16/g8/t0/c0/s1",
+                                     "exact_sum:f64->f64/segment_blocks/b512/u8/v16/g2/t0/c0/s1",
                                      "max:u8->u8/column_tiles/b256/u4/v16/g8/t256/c0/s1056",
                                      "max:abs(bf16)->bf16/single_pass/b256/u4/v16/g8",
                                      "sum:square(f16)->f32/row_groups/b256/u4/v16/g8/t4/c7/s1",

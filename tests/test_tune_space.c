@@ -126,6 +126,32 @@ START_TEST(test_space_of_shapes) {
 }
 END_TEST
 
+/* exact_sum's shaped space: a block a row or segment (row_blocks, segment_blocks), one split and no
+ * workspace, the heuristic and its loads in flight and block halved and doubled. */
+START_TEST(test_space_of_exact_shapes) {
+  cureduce_problem problems[2];
+  cureduce_problem_init_matrix(&problems[0], CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_EXACT_SUM, CUREDUCE_F32, CUREDUCE_F32,
+                               1000, 4096, 4096);
+  cureduce_problem_init_segments(&problems[1], CUREDUCE_OP_EXACT_SUM, CUREDUCE_BF16, CUREDUCE_F32, 5000);
+  for (int i = 0; i < 2; i++) {
+    cureduce_spec space[CUREDUCE_SHAPE_SPACE_MAX];
+    size_t limit = cureduce_shape_workspace_limit(&problems[i], device.sm_count, device.max_threads_per_sm);
+    size_t count = cureduce_shape_tune_space(&problems[i], device.sm_count, device.max_threads_per_sm, false, limit,
+                                             space, CUREDUCE_SHAPE_SPACE_MAX);
+    ck_assert_uint_eq(count, 5);
+    for (size_t c = 0; c < count; c++) {
+      ck_assert(cureduce_spec_validate_production(&space[c]) == CUREDUCE_STATUS_OK);
+      ck_assert_uint_eq(space[c].strategy, i == 0 ? CUREDUCE_STRATEGY_ROW_BLOCKS : CUREDUCE_STRATEGY_SEGMENT_BLOCKS);
+      ck_assert_uint_eq(space[c].splits, 1);
+      ck_assert_uint_eq(cureduce_shape_geometry(&space[c], &problems[i], device.sm_count).workspace_bytes, 0);
+    }
+    ck_assert_uint_eq(cureduce_shape_tune_space(&problems[i], device.sm_count, device.max_threads_per_sm, true, limit,
+                                                space, CUREDUCE_SHAPE_SPACE_MAX),
+                      1);
+  }
+}
+END_TEST
+
 /* Fitting a spec to a workspace halves its splits until it fits, and splits of 1 need none. */
 /* The bucket tuner has no y: a job of a map of two inputs is refused before any device work (the
  * context is never touched), pointing at cureduce_tune_problems. */
@@ -160,6 +186,7 @@ int main(void) {
   tcase_add_test(space, test_points_of_a_bucket);
   tcase_add_test(space, test_candidates_of_a_bucket);
   tcase_add_test(space, test_space_of_shapes);
+  tcase_add_test(space, test_space_of_exact_shapes);
   tcase_add_test(space, test_fit_workspace);
   tcase_add_test(space, test_pair_jobs_refused);
   suite_add_tcase(suite, space);

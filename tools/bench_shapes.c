@@ -296,7 +296,8 @@ static void run_segments(shapes_state *s, cureduce_op op, cureduce_dtype type, c
 }
 
 /* Every rows and columns shape of `total` elements (cols = 2^1 ... total), then ragged segments,
- * of the layouts the run times; nothing where the library refuses (op, type) the transform. */
+ * of the layouts the run times; nothing where the library refuses (op, type) the transform, or
+ * the layout (exact sums of columns), which a line says. */
 static void run_totals(shapes_state *s, cureduce_op op, cureduce_dtype type, size_t total) {
   cureduce_dtype output;
   if (!output_of(s, op, type, &output))
@@ -304,6 +305,10 @@ static void run_totals(shapes_state *s, cureduce_op op, cureduce_dtype type, siz
   for (int layout = CUREDUCE_LAYOUT_ROWS; layout <= CUREDUCE_LAYOUT_COLUMNS; layout++)
     for (size_t cols = 2; cols <= total && (s->run->layouts >> layout & 1u); cols *= 2) {
       shape_case c = matrix_case(s, (cureduce_layout)layout, op, type, output, total / cols, cols);
+      if (cureduce_problem_check(&c.problem) == CUREDUCE_STATUS_UNSUPPORTED) {
+        printf("# %s: %s\n", layout_name((cureduce_layout)layout), cureduce_last_error_detail());
+        break;
+      }
       run_case(s, &c);
     }
   if (s->run->layouts >> CUREDUCE_LAYOUT_SEGMENTS & 1u)

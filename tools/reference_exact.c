@@ -1,4 +1,4 @@
-/* The host's exact sum, written apart from the kernel's (kernel_templates/exact_sum.cu) so that
+/* The host's exact sum, written apart from the kernel's (kernel_templates/exact.cuh) so that
  * one checks the other: every input is read as a double (exactly) and its integer significand is
  * added, at its exponent, into one of two unsigned big integers, one for the positive and one for
  * the negative inputs, counted from 2^-1074, the smallest subnormal double, and every other
