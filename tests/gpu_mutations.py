@@ -47,6 +47,10 @@ MUTANTS = [
      "(a.count - (sample ? 1.0 : 0.0))",
      "(a.count - (sample ? 0.0 : 0.0))",
      ("test-gpu-transforms", "f32"), "test_statistics", "the sample statistics lose Bessel's correction"),
+    ("exact_rows.cu",
+     "read_input(w, input + first, length, threadIdx.x, CUREDUCE_BLOCK);",
+     "read_input(w, input, length, threadIdx.x, CUREDUCE_BLOCK);",
+     ("test-gpu-exact", ""), "test_hard_rows", "every row of an exact sum reads the first row's elements"),
 ]
 
 
