@@ -277,6 +277,10 @@ template <typename F> struct log_sum {
 };
 __device__ __forceinline__ float exp_of(float x) { return __expf(x); }
 __device__ __forceinline__ double exp_of(double x) { return exp(x); }
+// What a sum of exp(x - largest) is multiplied by to count from m >= largest instead.
+template <typename F> __device__ __forceinline__ F log_sum_scale(F largest, F m) {
+  return largest == m ? F(1) : exp_of(largest - m);
+}
 template <int IN> struct reduction<CUREDUCE_OP_LOGSUMEXP, IN> {
   typedef element<IN> E;
   typedef typename E::value F;
@@ -288,10 +292,9 @@ template <int IN> struct reduction<CUREDUCE_OP_LOGSUMEXP, IN> {
     return acc{larger ? x : a.largest, larger ? fma(a.sum, e, F(1)) : a.sum + e};
   }
   static __device__ __forceinline__ acc lift(typename E::storage s, u64) { return fold_element(identity(), s); }
-  static __device__ __forceinline__ F scale(F largest, F m) { return largest == m ? F(1) : exp_of(largest - m); }
   static __device__ __forceinline__ acc combine(acc a, acc b) {
     const F m = a.largest > b.largest ? a.largest : b.largest;
-    return acc{m, a.sum * scale(a.largest, m) + b.sum * scale(b.largest, m)};
+    return acc{m, a.sum * log_sum_scale(a.largest, m) + b.sum * log_sum_scale(b.largest, m)};
   }
   static __device__ __forceinline__ F finish(acc a) { return a.largest + log(a.sum); }
 };
@@ -661,6 +664,22 @@ template <> struct warp_fold<moments> {
       v.count += __shfl_down_sync(0xffffffffu, v.count, offset);
     }
     return v;
+  }
+};
+// logsumexp's merge takes two exps a level (ten a lane); the warp first agrees on its largest
+// element and each lane rescales once to it, then each level adds.
+template <typename F> __device__ __forceinline__ F warp_largest(F v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
+}
+template <typename F> struct warp_fold<log_sum<F> > {
+  static __device__ __forceinline__ log_sum<F> reduce(log_sum<F> v) {
+    const F largest = warp_largest(v.largest);  // never NaN: a NaN element leaves it alone
+    F sum = v.sum * log_sum_scale(v.largest, largest);
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+    return log_sum<F>{largest, sum};
   }
 };
 __device__ __forceinline__ acc_t warp_reduce(acc_t v) { return warp_fold<acc_t>::reduce(v); }
