@@ -1,9 +1,10 @@
 #!/bin/sh
 # gpu-shapes: test-gpu-shapes for every input type at once, each in a process of its own. Most of
-# each one's time is NVRTC compiling the kernels of its shapes on the CPU, and one Meson test slot
-# running them one after another would not finish within a GPU run's time.
+# each one's time is NVRTC compiling the kernels of its shapes and the host's references, and one
+# Meson test slot running them one after another would not finish within a GPU run's time; each
+# type's process splits its tests further into CUREDUCE_TEST_SHARDS processes (harness.h).
 # usage: gpu_shapes.sh TEST-GPU-SHAPES
-# Exits 77 when every type skipped (no GPU), 1 when any failed; prints each type's last lines.
+# Exits 77 when every type skipped (no GPU), 1 when any failed; prints each type's output.
 exe=$1
 [ -x "$exe" ] || { echo "usage: $0 TEST-GPU-SHAPES"; exit 2; }
 logs=$(mktemp -d) || exit 1
@@ -15,7 +16,7 @@ failed=0 skipped=0
 for type in f16 bf16 f32 f64 i8 u8 i32 u32 i64 u64; do
   code=$(cat "$logs/$type.rc")
   echo "== $type: exit $code"
-  tail -n 5 "$logs/$type.log"
+  cat "$logs/$type.log"
   case $code in
     0) ;;
     77) skipped=$((skipped + 1)) ;;

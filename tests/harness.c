@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,7 +13,95 @@
 #include "harness.h"
 #include "tune.h"
 
-/* ---- running ----------------------------------------------------------------------------------- */
+/* ---- shards ------------------------------------------------------------------------------ */
+
+enum { max_shards = 64 };
+static int shard_count = 1, shard_index, tests_registered;
+
+/* The value of a variable of the environment in [low, high]; `fallback` when unset; exits 2 on
+ * anything else, so that a typo never runs a suite partly. */
+static int environment_number(const char *name, int low, int high, int fallback) {
+  const char *text = getenv(name);
+  if (!text)
+    return fallback;
+  char *end;
+  long value = strtol(text, &end, 10);
+  if (end == text || *end || value < low || value > high) {
+    fprintf(stderr, "%s=%s: not a number from %d to %d\n", name, text, low, high);
+    exit(2);
+  }
+  return (int)value;
+}
+
+/* The exit code of shard `k` (0, 77 or failure), after its output. */
+static int report_shard(int k, pid_t child, FILE *log) {
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0)
+    if (errno != EINTR) {
+      perror("harness: waiting for a shard");
+      return 1;
+    }
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  printf("== shard %d/%d: exit %d%s\n", k, shard_count, code, WIFSIGNALED(status) ? " (killed by a signal)" : "");
+  rewind(log);
+  char chunk[4096];
+  for (size_t n; (n = fread(chunk, 1, sizeof chunk, log)) > 0;)
+    fwrite(chunk, 1, n, stdout);
+  fclose(log);
+  return code;
+}
+
+/* The parent: the shards' processes, each writing to a file of its own; never returns. */
+static void run_shards(void) {
+  char seed[32];
+  snprintf(seed, sizeof seed, "%" PRIu64, cureduce_ref_seed());
+  setenv("CUREDUCE_TEST_SEED", seed, 1); /* one seed for all, to replay any shard */
+  pid_t children[max_shards];
+  FILE *logs[max_shards];
+  fflush(NULL);
+  for (int k = 0; k < shard_count; k++) {
+    logs[k] = tmpfile();
+    children[k] = logs[k] ? fork() : -1;
+    if (children[k] < 0) {
+      perror("harness: a shard's log or process");
+      exit(1);
+    }
+    if (children[k] == 0) {
+      dup2(fileno(logs[k]), STDOUT_FILENO);
+      dup2(fileno(logs[k]), STDERR_FILENO);
+      setvbuf(stdout, NULL, _IOLBF, 0); /* what a crash leaves is in the log */
+      char index[16];
+      snprintf(index, sizeof index, "%d", k);
+      setenv("CUREDUCE_TEST_SHARD", index, 1);
+      shard_index = k;
+      return;
+    }
+  }
+  int failed = 0, skipped = 0;
+  for (int k = 0; k < shard_count; k++) {
+    int code = report_shard(k, children[k], logs[k]);
+    failed += code != 0 && code != 77;
+    skipped += code == 77;
+  }
+  exit(failed || (skipped && skipped < shard_count) ? 1 : skipped ? 77 : 0);
+}
+
+void harness_split_into_shards(void) {
+  shard_count = environment_number("CUREDUCE_TEST_SHARDS", 1, max_shards, 1);
+  shard_index = environment_number("CUREDUCE_TEST_SHARD", 0, shard_count - 1, -1);
+  if (shard_count > 1 && shard_index < 0)
+    run_shards(); /* returns in the children only */
+  if (shard_index < 0)
+    shard_index = 0;
+}
+
+void harness_add_loop_test(TCase *tcase, const TTest *test, int start, int end) {
+  for (int i = start; i < end; i++)
+    if (tests_registered++ % shard_count == shard_index)
+      tcase_add_loop_test(tcase, test, i, i + 1);
+}
+
+/* ---- running -------------------------------------------------------------------------------- */
 
 static bool gpu_required(void) {
   const char *value = getenv("CUREDUCE_REQUIRE_GPU");
@@ -40,7 +129,12 @@ static int check_gpu(void) {
 
 int harness_run(Suite *suite, bool needs_gpu) {
   uint64_t seed = cureduce_ref_seed();
-  printf("random seed %" PRIu64 " (replay with CUREDUCE_TEST_SEED=%" PRIu64 ")\n", seed, seed);
+  if (shard_count > 1)
+    printf("random seed %" PRIu64 " (replay with CUREDUCE_TEST_SEED=%" PRIu64
+           " CUREDUCE_TEST_SHARDS=%d CUREDUCE_TEST_SHARD=%d)\n",
+           seed, seed, shard_count, shard_index);
+  else
+    printf("random seed %" PRIu64 " (replay with CUREDUCE_TEST_SEED=%" PRIu64 ")\n", seed, seed);
   if (needs_gpu) {
     int code = check_gpu();
     if (code != 0) {

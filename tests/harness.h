@@ -18,6 +18,18 @@
  * why, unless CUREDUCE_REQUIRE_GPU=1, when they fail. */
 int harness_run(Suite *suite, bool needs_gpu);
 
+/* ---- shards: a long suite's tests in processes side by side ------------------------------- */
+/* Most of a GPU suite's time is the host's (NVRTC, references), so CUREDUCE_TEST_SHARDS=K spreads
+ * its tests over K processes: called first in main, this forks them, and in the parent waits for
+ * them, prints each one's output after the other's and exits (1 if any failed, 77 if all
+ * skipped). Each shard runs every K-th test (harness_add_*), all with one seed; one shard alone,
+ * to replay it: CUREDUCE_TEST_SHARD=k beside the seed and the count. Unset or 1: no fork. */
+void harness_split_into_shards(void);
+/* tcase_add_loop_test and tcase_add_test that register only this process's shard's tests (each
+ * iteration of a loop is a test of its own). */
+void harness_add_loop_test(TCase *tcase, const TTest *test, int start, int end);
+#define harness_add_test(tcase, test) harness_add_loop_test((tcase), (test), 0, 1)
+
 /* A context on device 0, made current for the calling thread together with the driver, so that
  * tests can allocate and copy; the test fails without one. */
 #include "driver.h"

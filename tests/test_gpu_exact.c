@@ -507,17 +507,18 @@ START_TEST(test_hard_rows) {
 END_TEST
 
 int main(void) {
+  harness_split_into_shards();
   Suite *suite = suite_create("gpu-exact");
   TCase *cases = tcase_create("exact");
   tcase_set_timeout(cases, 900);
-  tcase_add_loop_test(cases, test_hard_data, 0, 4 * KIND_COUNT);
-  tcase_add_loop_test(cases, test_bands_moved_mid_loop, 0, 4);
-  tcase_add_loop_test(cases, test_partials_combine, 0, 4 * KIND_COUNT);
-  tcase_add_test(cases, test_beyond_2_to_the_32);
+  harness_add_loop_test(cases, test_hard_data, 0, 4 * KIND_COUNT);
+  harness_add_loop_test(cases, test_bands_moved_mid_loop, 0, 4);
+  harness_add_loop_test(cases, test_partials_combine, 0, 4 * KIND_COUNT);
+  harness_add_test(cases, test_beyond_2_to_the_32);
   suite_add_tcase(suite, cases);
   TCase *rows = tcase_create("rows"); /* alone: CK_RUN_CASE=rows */
   tcase_set_timeout(rows, 900);
-  tcase_add_loop_test(rows, test_hard_rows, 0, 4 * KIND_COUNT);
+  harness_add_loop_test(rows, test_hard_rows, 0, 4 * KIND_COUNT);
   suite_add_tcase(suite, rows);
   return harness_run(suite, true);
 }

@@ -283,14 +283,15 @@ int main(int argc, char **argv) {
     return 2;
   }
   tested_type = (cureduce_dtype)type;
+  harness_split_into_shards();
   Suite *suite = suite_create(ladder ? "gpu-ladder" : "gpu-reduce");
   TCase *matrix = tcase_create("matrix");
   tcase_set_timeout(matrix, 600);
   if (ladder) {
-    tcase_add_loop_test(matrix, test_ladder_matrix, 0, 3 * (CUREDUCE_STRATEGY_COUNT - CUREDUCE_STRATEGY_RUNG0));
+    harness_add_loop_test(matrix, test_ladder_matrix, 0, 3 * (CUREDUCE_STRATEGY_COUNT - CUREDUCE_STRATEGY_RUNG0));
   } else {
-    tcase_add_loop_test(matrix, test_operation_matrix, 0, 3 * CUREDUCE_OP_COUNT);
-    tcase_add_loop_test(matrix, test_every_tunable_spec, 0, CUREDUCE_OP_COUNT);
+    harness_add_loop_test(matrix, test_operation_matrix, 0, 3 * CUREDUCE_OP_COUNT);
+    harness_add_loop_test(matrix, test_every_tunable_spec, 0, CUREDUCE_OP_COUNT);
   }
   suite_add_tcase(suite, matrix);
   return harness_run(suite, true);

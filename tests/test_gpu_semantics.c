@@ -418,20 +418,21 @@ START_TEST(test_tuning_on_first_use) {
 END_TEST
 
 int main(void) {
+  harness_split_into_shards();
   Suite *suite = suite_create("gpu-semantics");
   TCase *ieee = tcase_create("ieee");
-  tcase_add_loop_test(ieee, test_ieee_special_values, 0, 4);
+  harness_add_loop_test(ieee, test_ieee_special_values, 0, 4);
   suite_add_tcase(suite, ieee);
   TCase *runs = tcase_create("runs");
   tcase_set_timeout(runs, 600);
-  tcase_add_test(runs, test_bitwise_deterministic);
-  tcase_add_test(runs, test_two_threads_two_streams);
-  tcase_add_test(runs, test_more_than_2_pow_32_elements);
-  tcase_add_loop_test(runs, test_arg_ties_and_nan_at_the_end, 0, 4);
-  tcase_add_test(runs, test_workspace_slots);
-  tcase_add_test(runs, test_host_pointer_refused);
-  tcase_add_test(runs, test_stream_of_another_context_refused);
-  tcase_add_test(runs, test_tuning_on_first_use);
+  harness_add_test(runs, test_bitwise_deterministic);
+  harness_add_test(runs, test_two_threads_two_streams);
+  harness_add_test(runs, test_more_than_2_pow_32_elements);
+  harness_add_loop_test(runs, test_arg_ties_and_nan_at_the_end, 0, 4);
+  harness_add_test(runs, test_workspace_slots);
+  harness_add_test(runs, test_host_pointer_refused);
+  harness_add_test(runs, test_stream_of_another_context_refused);
+  harness_add_test(runs, test_tuning_on_first_use);
   suite_add_tcase(suite, runs);
   return harness_run(suite, true);
 }

@@ -385,24 +385,29 @@ static bool swept_here(cureduce_op op) {
   return op == CUREDUCE_OP_EXACT_SUM ? is_float_type(tested_type) : !cureduce_op_is_float_only(op);
 }
 
+/* A test for each operation and shape (and set of segments), so that the shards share them out
+ * (the exact sums of the larger shapes take the longest). */
+enum {
+  matrix_count = sizeof matrices / sizeof matrices[0],
+  segment_set_count = sizeof segment_sets / sizeof segment_sets[0],
+};
+
 START_TEST(test_rows_and_columns) {
-  cureduce_op op = (cureduce_op)_i;
-  if (!swept_here(op))
+  cureduce_op op = (cureduce_op)(_i / matrix_count);
+  const shape *s = &matrices[_i % matrix_count];
+  if (!swept_here(op) || (op == CUREDUCE_OP_EXACT_SUM && s->layout != CUREDUCE_LAYOUT_ROWS))
     return;
-  for (size_t s = 0; s < sizeof matrices / sizeof matrices[0]; s++)
-    for (size_t offset = 0; offset < 2; offset++)
-      if (op != CUREDUCE_OP_EXACT_SUM || matrices[s].layout == CUREDUCE_LAYOUT_ROWS)
-        check_matrix(op, &matrices[s], offset, pin_on(op, matrices[s].rows, matrices[s].cols, offset));
+  for (size_t offset = 0; offset < 2; offset++)
+    check_matrix(op, s, offset, pin_on(op, s->rows, s->cols, offset));
 }
 END_TEST
 
 START_TEST(test_segments) {
-  cureduce_op op = (cureduce_op)_i;
-  if (!swept_here(op))
-    return;
-  for (size_t s = 0; s < sizeof segment_sets / sizeof segment_sets[0]; s++)
-    check_segments(op, segment_sets[s].segments, segment_sets[s].elements,
-                   pin_on(op, 1, segment_sets[s].elements, 0));
+  cureduce_op op = (cureduce_op)(_i / segment_set_count);
+  uint64_t segments = segment_sets[_i % segment_set_count].segments;
+  uint64_t elements = segment_sets[_i % segment_set_count].elements;
+  if (swept_here(op))
+    check_segments(op, segments, elements, pin_on(op, 1, elements, 0));
 }
 END_TEST
 
@@ -574,15 +579,16 @@ int main(int argc, char **argv) {
     return 2;
   }
   tested_type = (cureduce_dtype)type;
+  harness_split_into_shards();
   Suite *suite = suite_create("gpu-shapes");
   TCase *shapes = tcase_create("shapes");
   tcase_set_timeout(shapes, 900);
   tcase_add_unchecked_fixture(shapes, open_gpu, close_gpu);
-  tcase_add_loop_test(shapes, test_rows_and_columns, 0, CUREDUCE_OP_COUNT);
-  tcase_add_loop_test(shapes, test_segments, 0, CUREDUCE_OP_COUNT);
-  tcase_add_test(shapes, test_exact_sum_refusals);
-  tcase_add_test(shapes, test_tuned_shapes);
-  tcase_add_test(shapes, test_tuning_on_first_use);
+  harness_add_loop_test(shapes, test_rows_and_columns, 0, CUREDUCE_OP_COUNT * matrix_count);
+  harness_add_loop_test(shapes, test_segments, 0, CUREDUCE_OP_COUNT * segment_set_count);
+  harness_add_test(shapes, test_exact_sum_refusals);
+  harness_add_test(shapes, test_tuned_shapes);
+  harness_add_test(shapes, test_tuning_on_first_use);
   suite_add_tcase(suite, shapes);
   return harness_run(suite, true);
 }

@@ -985,24 +985,25 @@ int main(int argc, char **argv) {
     return 2;
   }
   tested_type = (cureduce_dtype)type;
+  harness_split_into_shards();
   Suite *suite = suite_create("gpu-transforms");
   TCase *transforms = tcase_create("transforms");
   tcase_set_timeout(transforms, 900);
   tcase_add_unchecked_fixture(transforms, open_gpu, close_gpu);
   /* the transforms of one input; those of two, test_pairs */
-  tcase_add_loop_test(transforms, test_whole_arrays, CUREDUCE_TRANSFORM_NONE + 1, CUREDUCE_TRANSFORM_PRODUCT);
-  tcase_add_loop_test(transforms, test_shapes, CUREDUCE_TRANSFORM_NONE, CUREDUCE_TRANSFORM_PRODUCT);
-  tcase_add_test(transforms, test_norm2);
-  tcase_add_loop_test(transforms, test_statistics, CUREDUCE_OP_MEAN, CUREDUCE_OP_LOGSUMEXP + 1);
-  tcase_add_test(transforms, test_statistics_planted);
-  tcase_add_loop_test(transforms, test_pairs, CUREDUCE_TRANSFORM_PRODUCT, CUREDUCE_TRANSFORM_PAIR_EXPRESSION + 1);
-  tcase_add_loop_test(transforms, test_pair_shapes, CUREDUCE_TRANSFORM_PRODUCT, CUREDUCE_TRANSFORM_PAIR_EXPRESSION + 1);
-  tcase_add_test(transforms, test_pair_calls);
-  tcase_add_test(transforms, test_planted_semantics);
-  tcase_add_test(transforms, test_expression_matches_builtin);
-  tcase_add_test(transforms, test_expression_compile_error);
-  tcase_add_test(transforms, test_tuned_transform_is_its_own_class);
-  tcase_add_test(transforms, test_tuned_pairs);
+  harness_add_loop_test(transforms, test_whole_arrays, CUREDUCE_TRANSFORM_NONE + 1, CUREDUCE_TRANSFORM_PRODUCT);
+  harness_add_loop_test(transforms, test_shapes, CUREDUCE_TRANSFORM_NONE, CUREDUCE_TRANSFORM_PRODUCT);
+  harness_add_test(transforms, test_norm2);
+  harness_add_loop_test(transforms, test_statistics, CUREDUCE_OP_MEAN, CUREDUCE_OP_LOGSUMEXP + 1);
+  harness_add_test(transforms, test_statistics_planted);
+  harness_add_loop_test(transforms, test_pairs, CUREDUCE_TRANSFORM_PRODUCT, CUREDUCE_TRANSFORM_PAIR_EXPRESSION + 1);
+  harness_add_loop_test(transforms, test_pair_shapes, CUREDUCE_TRANSFORM_PRODUCT, CUREDUCE_TRANSFORM_PAIR_EXPRESSION + 1);
+  harness_add_test(transforms, test_pair_calls);
+  harness_add_test(transforms, test_planted_semantics);
+  harness_add_test(transforms, test_expression_matches_builtin);
+  harness_add_test(transforms, test_expression_compile_error);
+  harness_add_test(transforms, test_tuned_transform_is_its_own_class);
+  harness_add_test(transforms, test_tuned_pairs);
   suite_add_tcase(suite, transforms);
   return harness_run(suite, true);
 }
