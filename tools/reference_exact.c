@@ -47,37 +47,57 @@ static big big_subtract(const big *a, const big *b) { /* a >= b */
 
 static int big_bit(const big *b, int bit) { return bit >= 0 && bit < 32 * WORDS && (b->word[bit / 32] >> (bit % 32)) & 1; }
 
+static bool big_any_below(const big *b, int bit) { /* a bit set in [0, bit)? */
+  if (bit <= 0)
+    return false;
+  for (int i = 0; i < bit / 32; i++)
+    if (b->word[i])
+      return true;
+  return bit % 32 && (b->word[bit / 32] & ((1u << (bit % 32)) - 1));
+}
+
 static int big_highest_bit(const big *b) {
   for (int i = WORDS - 1; i >= 0; i--)
-    for (int j = 31; j >= 0; j--)
-      if ((b->word[i] >> j) & 1)
-        return 32 * i + j;
+    if (b->word[i])
+      return 32 * i + 31 - __builtin_clz(b->word[i]);
   return -1;
 }
 
 /* Inputs are first summed by sign and binary exponent, as 128-bit integer significands (below
  * 2^53 each, so 2^75 of them fit), which makes the reference fast enough for n > 2^32; each bin
- * then goes into the big integer at its exponent. */
+ * then goes into the big integer at its exponent. Only the bins of the exponents met are visited
+ * and cleared, so that a million rows of two cost a million short sums, not a million sweeps of
+ * every exponent. */
 __extension__ typedef unsigned __int128 wide;
 
 typedef struct bins {
-  wide sum[2][2047]; /* [negative][biased exponent of the double] */
+  wide sum[2][2047]; /* [negative][biased exponent of the double]; zero outside [low, high] */
+  unsigned low[2], high[2];
 } bins;
 
 static void bin_double(bins *b, double x) {
   uint64_t bits;
   memcpy(&bits, &x, sizeof bits);
-  unsigned biased = (unsigned)(bits >> 52) & 0x7ff;
+  unsigned biased = (unsigned)(bits >> 52) & 0x7ff, negative = (unsigned)(bits >> 63);
   uint64_t significand = (bits & 0xfffffffffffffull) | (biased ? 1ull << 52 : 0);
-  b->sum[bits >> 63][biased] += significand;
+  b->sum[negative][biased] += significand;
+  if (biased < b->low[negative])
+    b->low[negative] = biased;
+  if (biased > b->high[negative])
+    b->high[negative] = biased;
 }
 
-static void add_bins(big *b, const wide *sum) {
-  for (unsigned biased = 0; biased < 2047; biased++) {
+/* Moves the bins of one sign into the big integer, leaving them zero and empty. */
+static void drain_bins(big *into, bins *b, unsigned negative) {
+  for (unsigned biased = b->low[negative]; biased <= b->high[negative]; biased++) {
     int bit = (biased ? (int)biased : 1) - 1; /* the significand's unit is 2^(biased - 1075) */
-    big_add_at(b, (uint64_t)sum[biased], bit);
-    big_add_at(b, (uint64_t)(sum[biased] >> 64), bit + 64);
+    wide *sum = &b->sum[negative][biased];
+    big_add_at(into, (uint64_t)*sum, bit);
+    big_add_at(into, (uint64_t)(*sum >> 64), bit + 64);
+    *sum = 0;
   }
+  b->low[negative] = 2047;
+  b->high[negative] = 0;
 }
 
 /* sign * magnitude * 2^-1074 rounded to the output type, as a double (exact: the rounded value
@@ -94,9 +114,7 @@ static double round_to_double(cureduce_dtype output, bool negative, const big *m
     uint64_t kept = 0;
     for (int bit = highest; bit >= low; bit--)
       kept = kept << 1 | (uint64_t)big_bit(magnitude, bit);
-    bool sticky = false;
-    for (int bit = low - 2; bit >= 0 && !sticky; bit--)
-      sticky = big_bit(magnitude, bit);
+    bool sticky = big_any_below(magnitude, low - 1);
     if (big_bit(magnitude, low - 1) && (sticky || (kept & 1)))
       kept++;
     value = ldexp((double)kept, low - 1074); /* exact, or infinity beyond the double range */
@@ -107,8 +125,7 @@ static double round_to_double(cureduce_dtype output, bool negative, const big *m
 }
 
 cureduce_ref_result cureduce_ref_exact_sum(cureduce_dtype input, cureduce_dtype output, const void *data, size_t n) {
-  static _Thread_local bins binned;
-  memset(&binned, 0, sizeof binned);
+  static _Thread_local bins binned = {.low = {2047, 2047}};
   bool nan = false, plus_infinity = false, minus_infinity = false;
   for (size_t i = 0; i < n; i++) {
     double x = cureduce_ref_float_at(input, data, i);
@@ -119,15 +136,15 @@ cureduce_ref_result cureduce_ref_exact_sum(cureduce_dtype input, cureduce_dtype 
     else
       bin_double(&binned, x);
   }
+  big positive = {{0}}, negative = {{0}};
+  drain_bins(&positive, &binned, 0);
+  drain_bins(&negative, &binned, 1);
   cureduce_ref_result expected = {.value = {.index = -1}, .tolerance = 0};
   if (nan || plus_infinity || minus_infinity) {
     cureduce_ref_store_float(output, nan || (plus_infinity && minus_infinity) ? NAN : plus_infinity ? INFINITY : -INFINITY,
                              &expected.value);
     return expected;
   }
-  big positive = {{0}}, negative = {{0}};
-  add_bins(&positive, binned.sum[0]);
-  add_bins(&negative, binned.sum[1]);
   int order = big_compare(&positive, &negative);
   big difference = order >= 0 ? big_subtract(&positive, &negative) : big_subtract(&negative, &positive);
   cureduce_ref_store_float(output, round_to_double(output, order < 0, &difference), &expected.value);
