@@ -229,11 +229,6 @@ static int parse_options(int argc, char **argv, options *o) {
   }
   if (!o->op_count)
     o->op_count = o->ladder || o->shapes ? 1 : 2, o->ops[0] = CUREDUCE_OP_SUM, o->ops[1] = CUREDUCE_OP_MAX;
-  for (int p = 0; o->shapes && p < o->op_count; p++)
-    if (o->ops[p] == CUREDUCE_OP_EXACT_SUM) {
-      fprintf(stderr, "cureduce-bench: exact_sum of shapes is not supported yet\n");
-      return 2;
-    }
   if (!o->type_count)
     o->type_count = 1, o->types[0] = CUREDUCE_F32;
   for (int t = 0; t < o->type_count; t++)
