@@ -1,3 +1,5 @@
+#include <string.h>
+
 #include "error.h"
 #include "exact.h"
 #include "execute.h"
@@ -57,12 +59,27 @@ size_t cureduce_workspace_armed_bytes(const cureduce_spec *spec) {
   return partials_offset(spec) + cureduce_accumulator_bytes(spec->op, spec->transform, spec->input); /* and the accumulator */
 }
 
+void cureduce_kernel_arguments_point(cureduce_kernel_arguments *a) {
+  void *pointers[] = {&a->input, &a->n, &a->output, &a->partials, &a->work, &a->second};
+  memcpy(a->pointers, pointers, sizeof pointers);
+}
+
+cureduce_kernel_arguments cureduce_single_pass_arguments(const cureduce_spec *spec, CUdeviceptr input, size_t n,
+                                                         CUdeviceptr output, CUdeviceptr workspace, CUdeviceptr second) {
+  return (cureduce_kernel_arguments){
+      .input = input,
+      .n = n,
+      .output = output,
+      .partials = workspace ? workspace + partials_offset(spec) : 0,
+      .work = workspace ? workspace + CUREDUCE_WORKSPACE_TICKET : 0,
+      .second = second,
+  };
+}
+
 cureduce_status cureduce_launch_kernel(const cureduce_driver *driver, CUfunction function, unsigned grid, unsigned block,
-                                       CUdeviceptr input, size_t n, CUdeviceptr output, CUdeviceptr partials,
-                                       CUdeviceptr work, CUdeviceptr second, CUstream stream) {
-  unsigned long long count = n;
-  void *parameters[] = {&input, &count, &output, &partials, &work, &second};
-  CUREDUCE_CU(driver->cuLaunchKernel(function, grid, 1, 1, block, 1, 1, 0, stream, parameters, NULL));
+                                       cureduce_kernel_arguments arguments, CUstream stream) {
+  cureduce_kernel_arguments_point(&arguments);
+  CUREDUCE_CU(driver->cuLaunchKernel(function, grid, 1, 1, block, 1, 1, 0, stream, arguments.pointers, NULL));
   return CUREDUCE_STATUS_OK;
 }
 
@@ -70,7 +87,6 @@ cureduce_status cureduce_launch_single_pass(const cureduce_driver *driver, const
                                             unsigned grid, CUdeviceptr input, size_t n, CUdeviceptr output,
                                             CUdeviceptr workspace, CUdeviceptr second, CUstream stream) {
   CUREDUCE_RETURN_ERROR_IF(grid > 1 && !workspace, INVALID_ARGUMENT, "a multi-block single pass needs a workspace");
-  CUdeviceptr partials = workspace ? workspace + partials_offset(spec) : 0;
-  CUdeviceptr ticket = workspace ? workspace + CUREDUCE_WORKSPACE_TICKET : 0;
-  return cureduce_launch_kernel(driver, kernel, grid, spec->block, input, n, output, partials, ticket, second, stream);
+  return cureduce_launch_kernel(driver, kernel, grid, spec->block,
+                                cureduce_single_pass_arguments(spec, input, n, output, workspace, second), stream);
 }

@@ -43,10 +43,23 @@ cureduce_status cureduce_launch_single_pass(const cureduce_driver *driver, const
                                             unsigned grid, CUdeviceptr input, size_t n, CUdeviceptr output,
                                             CUdeviceptr workspace, CUdeviceptr second, CUstream stream);
 
-/* The raw launch every pass of every strategy makes: (input, n, output, partials, work, second).
- * Kernels of one input declare the first five parameters alone, and the driver reads no more. */
+/* The parameters every pass of every strategy takes, (input, n, output, partials, work, second),
+ * and the array of pointers to them that cuLaunchKernel reads (kernels of one input declare the
+ * first five alone, and the driver reads no more). The pointers point into the struct itself: set
+ * them with cureduce_kernel_arguments_point once it is where it stays. */
+typedef struct cureduce_kernel_arguments {
+  CUdeviceptr input;
+  unsigned long long n;
+  CUdeviceptr output, partials, work, second;
+  void *pointers[6];
+} cureduce_kernel_arguments;
+void cureduce_kernel_arguments_point(cureduce_kernel_arguments *arguments);
+/* A single pass's arguments: its partials and ticket where `workspace` keeps them (0: none). */
+cureduce_kernel_arguments cureduce_single_pass_arguments(const cureduce_spec *spec, CUdeviceptr input, size_t n,
+                                                         CUdeviceptr output, CUdeviceptr workspace, CUdeviceptr second);
+
+/* The raw launch of every pass of every strategy. */
 cureduce_status cureduce_launch_kernel(const cureduce_driver *driver, CUfunction function, unsigned grid, unsigned block,
-                                       CUdeviceptr input, size_t n, CUdeviceptr output, CUdeviceptr partials,
-                                       CUdeviceptr work, CUdeviceptr second, CUstream stream);
+                                       cureduce_kernel_arguments arguments, CUstream stream);
 
 #endif

@@ -42,9 +42,10 @@ static cureduce_status run_classic(const cureduce_context *context, const curedu
   size_t count = n;
   for (int pass = 0;; pass++) {
     unsigned grid = cureduce_grid_for(spec, sm_count, count, pass == 0);
+    cureduce_kernel_arguments arguments = {
+        .input = input, .n = count, .output = output, .partials = buffers[pass % 2], .work = work};
     CUREDUCE_FORWARD_IF_ERROR(cureduce_launch_kernel(context->driver, pass == 0 ? kernel->first : kernel->partials,
-                                                     grid, spec->block, input, count, output, buffers[pass % 2], work,
-                                                     0, stream));
+                                                     grid, spec->block, arguments, stream));
     if (grid == 1)
       return CUREDUCE_STATUS_OK;
     input = buffers[pass % 2];

@@ -693,13 +693,11 @@ static void report_host_overhead(const options *o, bench *b) {
   if (cureduce_plan_choice(b->context, &key, &plan) != CUREDUCE_STATUS_OK ||
       cureduce_workspace_slot(&b->context->workspace, b->stream, &slot) != CUREDUCE_STATUS_OK)
     cureduce_bench_fail("planning the host-overhead run");
-  /* The shortcut's kernel launched by hand, as cureduce_launch_single_pass would. */
-  CUdeviceptr partials = slot + CUREDUCE_WORKSPACE_PARTIALS, ticket = slot + CUREDUCE_WORKSPACE_TICKET;
-  CUdeviceptr second = 0; /* a map of two inputs' y: none here */
-  unsigned long long count = n;
-  void *parameters[] = {&b->data, &count, &b->output, &partials, &ticket, &second}; /* cureduce_launch_kernel's */
+  /* The shortcut's kernel launched by hand, with the arguments cureduce_launch_single_pass gives it. */
+  cureduce_kernel_arguments arguments = cureduce_single_pass_arguments(&plan->spec, b->data, n, b->output, slot, 0);
+  cureduce_kernel_arguments_point(&arguments);
   raw_launch kernel = {plan->kernel, cureduce_grid_for(&plan->spec, b->context->info.sm_count, n, true),
-                       plan->spec.block, parameters};
+                       plan->spec.block, arguments.pointers};
   call bare = c;
   bare.kind = CALL_RAW;
   bare.raw = &kernel;
