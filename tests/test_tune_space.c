@@ -152,7 +152,6 @@ START_TEST(test_space_of_exact_shapes) {
 }
 END_TEST
 
-/* Fitting a spec to a workspace halves its splits until it fits, and splits of 1 need none. */
 /* The bucket tuner has no y: a job of a map of two inputs is refused before any device work (the
  * context is never touched), pointing at cureduce_tune_problems. */
 START_TEST(test_pair_jobs_refused) {
@@ -165,6 +164,7 @@ START_TEST(test_pair_jobs_refused) {
 }
 END_TEST
 
+/* Fitting a spec to a workspace halves its splits until it fits, and splits of 1 need none. */
 START_TEST(test_fit_workspace) {
   cureduce_problem problem;
   cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 4,
