@@ -10,7 +10,8 @@
 //   CUREDUCE_EXACT_PRECISION, CUREDUCE_EXACT_LOWEST   the output type's significand bits and
 //                          the exponent of its smallest subnormal
 // and exact_round.h comes before it: the rounding (cureduce_exact_round), shared with the host.
-// The kernels follow it: exact_sum.cu for a whole array, exact_rows.cu for rows and segments.
+// The kernels follow it: exact_sum.cu for a whole array, exact_rows.cu for rows and segments,
+// exact_columns.cu for columns.
 //
 // How a sum stays exact:
 //  1. A thread adds its elements into a few double accumulators ("bands"), each of which only
@@ -23,7 +24,8 @@
 //  3. The superaccumulator is a fixed-point integer of CUREDUCE_EXACT_DIGITS 32-bit digits spread
 //     over the warp's registers, as 64-bit limbs that absorb many deposits between carry steps.
 //     Warps add theirs into the block's (shared memory), blocks into the workspace (global
-//     integer atomics), and the last block rounds once (a row's block rounds its row itself).
+//     integer atomics), and the last block rounds once (a row's block rounds its row itself, a
+//     column's warp its column).
 //
 // No overflow, for any n below 2^64 (the API's size_t): every input is below 2^128 (f32, bf16),
 // 2^16 (f16) or 2^1024 (f64), so any partial sum is below 2^(64+128) = 2^192, 2^80 or 2^1088:
@@ -342,16 +344,26 @@ union paired {
   unsigned pair[pairs_per_vector];
 };
 
+// Columns (exact_columns.cu): a warp walks a column, whose elements lie `gap` apart (the matrix's
+// leading dimension; its vectors are single elements); elsewhere they lie side by side, and gap
+// is 1 at compile time.
+#if defined(CUREDUCE_LAYOUT) && CUREDUCE_LAYOUT == CUREDUCE_LAYOUT_COLUMNS
+const bool walks_columns = true;
+#else
+const bool walks_columns = false;
+#endif
+
 // A tile: the CUREDUCE_UNROLL vectors a lane loads in one iteration of the grid-stride loop, the
-// k-th at body[v + k * stride], those at or past `vectors` read as zeros. The rare path reads its
+// k-th the (v + k * stride)-th, those at or past `vectors` read as zeros. The rare path reads its
 // vectors again (from cache): an array indexed in a loop, or handed to a function that is not
 // inlined, would live in local memory on the fast path too.
 struct tile {
   const vector_t *body;
-  u64 v, stride, vectors;
+  u64 v, stride, vectors, gap;
+  __device__ __forceinline__ const vector_t *at(u64 i) const { return body + (walks_columns ? i * gap : i); }
   __device__ __forceinline__ vector_t load(int k) const {
     const u64 i = v + (u64)k * stride;
-    if (i < vectors) return __ldg(body + i);
+    if (i < vectors) return __ldg(at(i));
     unpacked zero;
 #pragma unroll
     for (int j = 0; j < vector_elements; j++) zero.element[j] = input_t(0);
@@ -530,22 +542,23 @@ struct warp_state {
 // ---- Reading the input ------------------------------------------------------------------------------
 // The grid-stride loop of common.cuh, made warp-uniform (the warp's lanes run the same iterations,
 // lanes past the end reading zeros) so that the warp can agree on its bands. `thread` of `threads`
-// (whole warps) walk the input: the grid's for a whole array, a block's for a row.
+// (whole warps) walk the input: the grid's for a whole array, a block's for a row, a warp's for a
+// column, whose elements lie `gap` apart (walks_columns).
 __device__ __forceinline__ void read_input(warp_state &w, const input_t *__restrict__ input, u64 n, u64 thread,
-                                          u64 threads) {
+                                          u64 threads, u64 gap = 1) {
   const u64 lane = threadIdx.x % 32;
   const u64 misalignment = (u64)input % CUREDUCE_VECTOR_BYTES;
   u64 head = misalignment ? (CUREDUCE_VECTOR_BYTES - misalignment) / sizeof(input_t) : 0;
   if (head > n) head = n;
   const u64 vectors = (n - head) / vector_elements;
   const u64 tail_start = head + vectors * vector_elements;
-  tile t = {(const vector_t *)(input + head), thread, threads, vectors};
+  tile t = {(const vector_t *)(input + head), thread, threads, vectors, gap};
 
   // Whole iterations: every load of every lane in range.
   for (; t.v - lane + 31 + (CUREDUCE_UNROLL - 1) * threads < vectors; t.v += CUREDUCE_UNROLL * threads) {
     vector_t loaded[CUREDUCE_UNROLL];
 #pragma unroll
-    for (int k = 0; k < CUREDUCE_UNROLL; k++) loaded[k] = __ldg(t.body + t.v + k * threads);
+    for (int k = 0; k < CUREDUCE_UNROLL; k++) loaded[k] = __ldg(t.at(t.v + k * threads));
     w.take(loaded, t);
   }
   // The last, partly filled iterations.
@@ -586,13 +599,15 @@ __device__ void write_words(s64 *out, const s64 *words) {
 
 const int block_word_count = CUREDUCE_EXACT_DIGITS + 3;  // the digits, then the counts of NaN, +inf, -inf
 
-// Sets the block's words to zero; the caller synchronizes before they are added to.
-__device__ __forceinline__ void clear_block_words(s64 *block_words) {
-  for (int i = threadIdx.x; i < block_word_count; i += CUREDUCE_BLOCK) block_words[i] = 0;
+// Sets words to zero, `thread` of `threads` (a block's, or a warp's lanes for a warp's own words);
+// the caller synchronizes before they are added to.
+__device__ __forceinline__ void clear_words(s64 *words, unsigned thread, unsigned threads) {
+  for (unsigned i = thread; i < block_word_count; i += threads) words[i] = 0;
 }
 
-// Moves what a warp has read into the block's words (shared memory): its bands into its digits,
-// carried, then added digit by digit, and its counts of special values.
+// Moves what a warp has read into the block's words (shared memory; or the warp's own, for a
+// column): its bands into its digits, carried, then added digit by digit, and its counts of
+// special values.
 __device__ __forceinline__ void add_to_block_words(warp_state &w, s64 *block_words) {
   w.flush();
   w.total.carry_step();
@@ -602,6 +617,13 @@ __device__ __forceinline__ void add_to_block_words(warp_state &w, s64 *block_wor
     if (w.total.limb[s]) atomicAdd((unsigned long long *)&block_words[lane + 32 * s], (unsigned long long)w.total.limb[s]);
   if (lane < 3 && (lane == 0 ? w.total.nan : lane == 1 ? w.total.plus_infinity : w.total.minus_infinity))
     atomicAdd((unsigned long long *)&block_words[CUREDUCE_EXACT_DIGITS + lane], 1ull);
+}
+
+// Rounds words into out, serially, over the window of digits that holds the nonzero ones.
+__device__ void round_window(void *out, s64 *words, int lowest_nonzero, int highest_nonzero) {
+  store_result(out, cureduce_exact_round_nonzero(words, CUREDUCE_EXACT_DIGITS, words + CUREDUCE_EXACT_DIGITS,
+                                                 lowest_nonzero, highest_nonzero, CUREDUCE_EXACT_BASE,
+                                                 CUREDUCE_EXACT_PRECISION, CUREDUCE_EXACT_LOWEST));
 }
 
 // Rounds the block's words into out: thread 0 rounds, serially, only the window of digits that
@@ -619,10 +641,22 @@ __device__ void round_nonzero_digits(void *out, s64 *words) {
       atomicMax(&highest_nonzero, d);
     }
   __syncthreads();
-  if (threadIdx.x == 0)
-    store_result(out, cureduce_exact_round_nonzero(words, CUREDUCE_EXACT_DIGITS, words + CUREDUCE_EXACT_DIGITS,
-                                                   lowest_nonzero, highest_nonzero, CUREDUCE_EXACT_BASE,
-                                                   CUREDUCE_EXACT_PRECISION, CUREDUCE_EXACT_LOWEST));
+  if (threadIdx.x == 0) round_window(out, words, lowest_nonzero, highest_nonzero);
+}
+
+// The same for a warp's own words (a column's): the warp finds the window, its lane 0 rounds.
+// Every lane calls it, after a __syncwarp that orders the words' additions before it.
+__device__ void round_warp_words(void *out, s64 *words) {
+  const int lane = threadIdx.x % 32;
+  int lowest_nonzero = CUREDUCE_EXACT_DIGITS, highest_nonzero = -1;
+  for (int d = lane; d < CUREDUCE_EXACT_DIGITS; d += 32)
+    if (words[d]) {
+      lowest_nonzero = min(lowest_nonzero, d);
+      highest_nonzero = max(highest_nonzero, d);
+    }
+  lowest_nonzero = -warp_max(-lowest_nonzero);
+  highest_nonzero = warp_max(highest_nonzero);
+  if (lane == 0) round_window(out, words, lowest_nonzero, highest_nonzero);
 }
 
 // The block's words as its result: the words themselves (output i64) or rounded once. Every thread

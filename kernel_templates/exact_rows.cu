@@ -10,7 +10,7 @@ extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK, min_resident_blocks
   for (u64 row = blockIdx.y; row < shape.rows; row += gridDim.y) {
     u64 first, length;
     segment_of(shape, row, first, length);
-    clear_block_words(block_words);
+    clear_words(block_words, threadIdx.x, CUREDUCE_BLOCK);
     __syncthreads();
     warp_state w;
     w.start();

@@ -5,7 +5,7 @@ extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK, min_resident_blocks
     cureduce_kernel(const input_t *__restrict__ input, u64 n, void *out, void *partials, void *work) {
   __shared__ s64 block_words[block_word_count];
   __shared__ bool is_last_block;
-  clear_block_words(block_words);
+  clear_words(block_words, threadIdx.x, CUREDUCE_BLOCK);
   __syncthreads();
 
   warp_state w;

@@ -75,10 +75,7 @@ static cureduce_status check_matrix(const cureduce_problem *problem) {
 static cureduce_status check_shape(const cureduce_problem *problem) {
   CUREDUCE_RETURN_ERROR_IF(problem->n != 0, INVALID_ARGUMENT,
                            "n is for contiguous problems; a shaped one has rows, cols and leading_dimension");
-  bool exact = problem->op == CUREDUCE_OP_EXACT_SUM;
-  CUREDUCE_RETURN_ERROR_IF(exact && problem->layout == CUREDUCE_LAYOUT_COLUMNS, UNSUPPORTED,
-                           "exact_sum of columns is not built yet (rows and segments are)");
-  CUREDUCE_RETURN_ERROR_IF(exact && problem->output_type == CUREDUCE_I64, UNSUPPORTED,
+  CUREDUCE_RETURN_ERROR_IF(problem->op == CUREDUCE_OP_EXACT_SUM && problem->output_type == CUREDUCE_I64, UNSUPPORTED,
                            "exact partials (exact_sum into i64) are of whole arrays only: a row's exact sum is "
                            "rounded to f16, bf16, f32 or f64");
   if (problem->layout != CUREDUCE_LAYOUT_SEGMENTS)

@@ -94,11 +94,18 @@ static cureduce_spec row_groups_spec(const cureduce_problem *problem, int max_th
   return spec;
 }
 
-/* exact_sum: a block a row or segment whatever the shape (exact_rows.cu, whose rows do not split). */
-static cureduce_spec exact_rows_spec(const cureduce_problem *problem, int max_threads_per_sm) {
-  cureduce_strategy strategy =
-      problem->layout == CUREDUCE_LAYOUT_SEGMENTS ? CUREDUCE_STRATEGY_SEGMENT_BLOCKS : CUREDUCE_STRATEGY_ROW_BLOCKS;
-  return base_spec(problem, strategy, SHAPED_BLOCK, max_threads_per_sm);
+/* exact_sum: a block a row or segment whatever the shape (exact_rows.cu, whose rows do not split),
+ * or a warp a column (exact_columns.cu: t32, one element a load, the block's warps side by side). */
+static cureduce_spec exact_spec(const cureduce_problem *problem, int max_threads_per_sm) {
+  static const cureduce_strategy by_layout[] = {[CUREDUCE_LAYOUT_ROWS] = CUREDUCE_STRATEGY_ROW_BLOCKS,
+                                                [CUREDUCE_LAYOUT_COLUMNS] = CUREDUCE_STRATEGY_COLUMN_TILES,
+                                                [CUREDUCE_LAYOUT_SEGMENTS] = CUREDUCE_STRATEGY_SEGMENT_BLOCKS};
+  cureduce_spec spec = base_spec(problem, by_layout[problem->layout], SHAPED_BLOCK, max_threads_per_sm);
+  if (problem->layout == CUREDUCE_LAYOUT_COLUMNS) {
+    spec.group = 32;
+    spec.vector_bytes = (uint8_t)cureduce_dtype_size(problem->input_type);
+  }
+  return spec;
 }
 
 static cureduce_spec rows_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
@@ -143,7 +150,7 @@ static cureduce_spec columns_heuristic(const cureduce_problem *problem, int sm_c
 
 cureduce_spec cureduce_shape_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
   if (problem->op == CUREDUCE_OP_EXACT_SUM)
-    return exact_rows_spec(problem, max_threads_per_sm);
+    return exact_spec(problem, max_threads_per_sm);
   switch (problem->layout) {
   case CUREDUCE_LAYOUT_ROWS: return rows_heuristic(problem, sm_count, max_threads_per_sm);
   case CUREDUCE_LAYOUT_SEGMENTS: return segments_heuristic(problem, sm_count, max_threads_per_sm);
@@ -186,8 +193,10 @@ cureduce_shape_launch cureduce_shape_geometry(const cureduce_spec *spec, const c
       tickets = rows, partials = rows * spec->splits;
     break;
   }
-  default: { /* column tiles */
-    size_t tiles = ceil_div(ceil_div(problem->cols, vector_elements), spec->group);
+  default: { /* column tiles: of group threads across, or of a warp a column for exact sums */
+    bool exact = spec->op == CUREDUCE_OP_EXACT_SUM;
+    size_t tiles = exact ? ceil_div(problem->cols, spec->block / 32)
+                         : ceil_div(ceil_div(problem->cols, vector_elements), spec->group);
     launch.grid_x = (unsigned)max_size(min_size(tiles, 0x7fffffff), 1);
     launch.grid_y = spec->splits;
     if (spec->splits > 1)
@@ -240,11 +249,11 @@ cureduce_spec cureduce_shape_fit_workspace(cureduce_spec spec, const cureduce_pr
 
 /* The families that suit the problem's shape, each in the heuristic's configuration for it. Rows
  * between 4 and 16 KiB long may take a group or whole blocks; segments, whose lengths are on the
- * device, either; exact sums take a block a row. */
+ * device, either; exact sums take a block a row or a warp a column. */
 static size_t family_specs(const cureduce_problem *problem, int sm_count, int max_threads_per_sm, cureduce_spec *out) {
   size_t row_bytes = problem->cols * cureduce_dtype_size(problem->input_type), count = 0;
   if (problem->op == CUREDUCE_OP_EXACT_SUM) {
-    out[count++] = exact_rows_spec(problem, max_threads_per_sm);
+    out[count++] = exact_spec(problem, max_threads_per_sm);
     return count;
   }
   switch (problem->layout) {

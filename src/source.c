@@ -64,7 +64,7 @@ static void write_template(cureduce_strbuf *out, const char *name, const char *t
 /* The templates of a strategy, in order: the shared algebra, then for the classic ladder its
  * scaffolding around the rung, for a shaped strategy what the shapes share and the strategy, for
  * exact_sum its rounding, its machinery and its own kernels (a whole array's, or those of rows and
- * segments after what the shapes share), else the strategy alone. */
+ * segments or of columns after what the shapes share), else the strategy alone. */
 enum { TEMPLATES_MAX = 5 };
 static int strategy_templates(const cureduce_spec *spec, const char *files[TEMPLATES_MAX]) {
   const char *strategy = cureduce_strategy_template(spec->strategy);
@@ -81,7 +81,9 @@ static int strategy_templates(const cureduce_spec *spec, const char *files[TEMPL
   if (spec->op == CUREDUCE_OP_EXACT_SUM) { /* the rounding it shares with the host */
     files[count++] = "exact_round.h";
     files[count++] = "exact.cuh";
-    files[count++] = shaped ? "exact_rows.cu" : "exact_sum.cu";
+    files[count++] = !shaped                                             ? "exact_sum.cu"
+                     : spec->strategy == CUREDUCE_STRATEGY_COLUMN_TILES ? "exact_columns.cu"
+                                                                         : "exact_rows.cu";
     return count;
   }
   files[count++] = strategy;

@@ -63,16 +63,26 @@ static bool whole_blocks_a_row(cureduce_strategy strategy) {
   return strategy == CUREDUCE_STRATEGY_ROW_BLOCKS || strategy == CUREDUCE_STRATEGY_SEGMENT_BLOCKS;
 }
 
+/* Exact sums of shapes: a block a row or segment (exact_rows.cu) or a warp a column
+ * (exact_columns.cu: t32, single elements a load), each rounded. */
+static cureduce_status check_exact_shaped_fields(const cureduce_spec *spec, const char *name) {
+  bool columns = spec->strategy == CUREDUCE_STRATEGY_COLUMN_TILES;
+  CUREDUCE_RETURN_ERROR_IF(!columns && !whole_blocks_a_row((cureduce_strategy)spec->strategy), INVALID_SPEC,
+                           "%s does not do exact_sum: row_blocks, segment_blocks and column_tiles do", name);
+  CUREDUCE_RETURN_ERROR_IF(spec->output == CUREDUCE_I64, INVALID_SPEC,
+                           "%s rounds each exact sum: exact partials (i64 output) are whole arrays' only", name);
+  size_t element = cureduce_dtype_size(spec->input);
+  CUREDUCE_RETURN_ERROR_IF(columns && (spec->group != 32 || spec->vector_bytes != element), INVALID_SPEC,
+                           "an exact sum of columns takes a warp a column (t32) and one element a load (v%zu), not "
+                           "t%u and v%u", element, spec->group, spec->vector_bytes);
+  return CUREDUCE_STATUS_OK;
+}
+
 /* The group and compiled row length of a shaped strategy: groups of a power of two threads, a
- * row length only for row groups, and one short enough (CUREDUCE_COMPILED_ROW_BYTES_MAX); exact
- * sums only in whole blocks. */
+ * row length only for row groups, and one short enough (CUREDUCE_COMPILED_ROW_BYTES_MAX). */
 static cureduce_status check_shaped_fields(const cureduce_spec *spec, const char *name) {
-  if (spec->op == CUREDUCE_OP_EXACT_SUM) { /* a block a row or segment (exact_rows.cu), rounded */
-    CUREDUCE_RETURN_ERROR_IF(!whole_blocks_a_row((cureduce_strategy)spec->strategy), INVALID_SPEC,
-                             "%s does not do exact_sum: row_blocks and segment_blocks do", name);
-    CUREDUCE_RETURN_ERROR_IF(spec->output == CUREDUCE_I64, INVALID_SPEC,
-                             "%s rounds each exact sum: exact partials (i64 output) are whole arrays' only", name);
-  }
+  if (spec->op == CUREDUCE_OP_EXACT_SUM)
+    CUREDUCE_FORWARD_IF_ERROR(check_exact_shaped_fields(spec, name));
   bool groups = spec->strategy == CUREDUCE_STRATEGY_ROW_GROUPS || spec->strategy == CUREDUCE_STRATEGY_SEGMENT_GROUPS;
   bool tiles = spec->strategy == CUREDUCE_STRATEGY_COLUMN_TILES;
   unsigned most = groups ? 32 : tiles ? spec->block : 0;

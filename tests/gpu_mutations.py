@@ -51,6 +51,10 @@ MUTANTS = [
      "read_input(w, input + first, length, threadIdx.x, CUREDUCE_BLOCK);",
      "read_input(w, input, length, threadIdx.x, CUREDUCE_BLOCK);",
      ("test-gpu-exact", ""), "test_hard_rows", "every row of an exact sum reads the first row's elements"),
+    ("exact_columns.cu",
+     "read_input(w, input + col, shape.rows, lane, 32, shape.leading);",
+     "read_input(w, input + col, shape.rows, lane, 32, 1);",
+     ("test-gpu-exact", ""), "test_hard_rows", "an exact sum of a column reads along a row"),
 ]
 
 

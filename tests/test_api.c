@@ -180,9 +180,11 @@ START_TEST(test_argument_checks) {
   ck_assert(cureduce_tune_problems(NULL, shapes, 3, 100, 1) == CUREDUCE_STATUS_INVALID_ARGUMENT);
   ck_assert(strstr(cureduce_last_error_detail(), "a whole array to tune needs elements"));
   ck_assert(cureduce_tune_problems(NULL, NULL, 1, 0, 1) == CUREDUCE_STATUS_NULL_POINTER);
-  shapes[0].op = CUREDUCE_OP_EXACT_SUM; /* of rows: taken; of columns: not built */
+  shapes[0].op = CUREDUCE_OP_EXACT_SUM; /* of rows and columns: taken; into exact partials: not */
   ck_assert(cureduce_tune_problems(NULL, shapes, 1, 0, 1) == CUREDUCE_STATUS_NULL_POINTER);
   shapes[0].layout = CUREDUCE_LAYOUT_COLUMNS;
+  ck_assert(cureduce_tune_problems(NULL, shapes, 1, 0, 1) == CUREDUCE_STATUS_NULL_POINTER);
+  shapes[0].output_type = CUREDUCE_I64;
   ck_assert(cureduce_tune_problems(NULL, shapes, 1, 0, 1) == CUREDUCE_STATUS_UNSUPPORTED);
   ck_assert(cureduce_context_create(NULL, NULL) == CUREDUCE_STATUS_NULL_POINTER);
   cureduce_context_destroy(NULL);
@@ -253,14 +255,13 @@ START_TEST(test_shaped_problem_checks) {
   ck_assert(strstr(cureduce_last_error_detail(), "past 2^64"));
   bad = rows, bad.n = 40;
   ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_INVALID_ARGUMENT);
-  bad = rows, bad.op = CUREDUCE_OP_EXACT_SUM; /* rows and segments, rounded to a float type */
+  bad = rows, bad.op = CUREDUCE_OP_EXACT_SUM; /* rows, columns and segments, rounded to a float type */
+  ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_NULL_POINTER);
+  bad.layout = CUREDUCE_LAYOUT_COLUMNS;
   ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_NULL_POINTER);
   bad.output_type = CUREDUCE_I64;
   ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_UNSUPPORTED);
   ck_assert(strstr(cureduce_last_error_detail(), "exact partials (exact_sum into i64) are of whole arrays only"));
-  bad.output_type = CUREDUCE_F32, bad.layout = CUREDUCE_LAYOUT_COLUMNS;
-  ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_UNSUPPORTED);
-  ck_assert(strstr(cureduce_last_error_detail(), "exact_sum of columns is not built yet"));
   cureduce_problem_init(&bad, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 8);
   bad.cols = 2;
   ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_INVALID_ARGUMENT);

@@ -73,8 +73,8 @@ END_TEST
 
 /* Every family a shaped plan may pick, for every (operation, input, output) it takes, each as the
  * heuristic gives it for a shape that reaches it: rows compiled in (packed several to a load, and
- * not), rows read at run time, split rows, segments, columns narrow and wide (exact_sum: the rows
- * and segments, into the float types, that a shaped problem of it takes). */
+ * not), rows read at run time, split rows, segments, columns narrow and wide (exact_sum: into the
+ * float types, which a shaped problem of it takes). */
 START_TEST(test_every_shaped_kernel_compiles) {
   cureduce_op op = (cureduce_op)_i;
   static const struct {
@@ -102,7 +102,7 @@ START_TEST(test_every_shaped_kernel_compiles) {
           cureduce_problem_init_matrix(&problem, shapes[i].layout, op, (cureduce_dtype)input, (cureduce_dtype)output,
                                        shapes[i].rows, shapes[i].cols, shapes[i].leading);
         if (op == CUREDUCE_OP_EXACT_SUM && cureduce_problem_check(&problem) == CUREDUCE_STATUS_UNSUPPORTED)
-          continue; /* columns, exact partials */
+          continue; /* exact partials */
         cureduce_spec spec = cureduce_shape_heuristic(&problem, 132, 2048);
         ck_assert_msg(cureduce_spec_validate_production(&spec) == CUREDUCE_STATUS_OK, "%s",
                       cureduce_last_error_detail());

@@ -415,12 +415,18 @@ START_TEST(test_partials_combine) {
 }
 END_TEST
 
-/* ---- rows and segments ------------------------------------------------------------------------------ */
+/* ---- rows, columns and segments ------------------------------------------------------------------- */
 
-enum { hard_rows = 4, hard_row_length = 4096 + 13, hard_row_pitch = hard_row_length + 3 };
+enum {
+  hard_rows = 4,
+  hard_row_length = 4096 + 13,
+  hard_row_pitch = hard_row_length + 3,
+  hard_column_pitch = hard_rows + 3,
+};
 
-/* The exact sums of the hard rows, as rows of a padded matrix or as segments (segment i is row i's
- * elements), by the pinned spec or the plan's choice (NULL), into a poisoned output. */
+/* The exact sums of the hard rows, as rows of a padded matrix, as segments (segment i is row i's
+ * elements) or as the columns of the padded transpose, by the pinned spec or the plan's choice
+ * (NULL), into a poisoned output. */
 static void run_rows(const harness_gpu *gpu, const cureduce_problem *problem, CUdeviceptr input, CUdeviceptr offsets,
                      CUdeviceptr out, const char *spec, cureduce_value got[hard_rows]) {
   size_t size = cureduce_dtype_size(problem->output_type);
@@ -443,22 +449,35 @@ static void run_rows(const harness_gpu *gpu, const cureduce_problem *problem, CU
   }
 }
 
+/* Element i of row r at (i, r) of a matrix of hard_column_pitch elements a row, whose padding
+ * keeps what `padding` holds. */
+static void transpose_rows(const unsigned char *rows, const unsigned char *padding, size_t element,
+                           unsigned char *columns) {
+  memcpy(columns, padding, (size_t)hard_row_length * hard_column_pitch * element);
+  for (size_t i = 0; i < hard_row_length; i++)
+    for (size_t r = 0; r < hard_rows; r++)
+      memcpy(columns + (i * hard_column_pitch + r) * element, rows + (r * hard_row_pitch + i) * element, element);
+}
+
 /* Loop index: kind * 4 + type. Rows of a padded matrix, each filled as a hard input of its own,
- * and the same elements as segments, through the plan's choice and every spec the tuner may pick
- * for the shape: each row's result is the reference's exact sum of its elements, bit for bit, as
- * a whole array's is (test_hard_data). */
+ * the same elements as segments and as the columns of the transpose, through the plan's choice and
+ * every spec the tuner may pick for the shape: each row's result is the reference's exact sum of
+ * its elements, bit for bit, as a whole array's is (test_hard_data). */
 START_TEST(test_hard_rows) {
   kind k = (kind)(_i / 4);
   cureduce_dtype type = float_types[_i % 4];
   harness_gpu gpu = harness_gpu_open();
   const cureduce_device_info *device = &gpu.context->info;
   size_t element = cureduce_dtype_size(type), total = (size_t)hard_rows * hard_row_pitch;
-  unsigned char *host = malloc(total * element);
-  ck_assert(host);
+  size_t transposed = (size_t)hard_row_length * hard_column_pitch;
+  unsigned char *host = malloc(total * element), *columns = malloc(transposed * element);
+  unsigned char *padding = malloc(transposed * element);
+  ck_assert(host && columns && padding);
   int64_t offsets[2 * hard_rows];
   for (int r = 0; r < hard_rows; r++)
     offsets[r] = (int64_t)r * hard_row_pitch, offsets[hard_rows + r] = offsets[r] + hard_row_length;
   CUdeviceptr input = harness_device_alloc(&gpu, total * element), out = harness_device_alloc(&gpu, hard_rows * 8);
+  CUdeviceptr column_input = harness_device_alloc(&gpu, transposed * element);
   CUdeviceptr device_offsets = harness_device_alloc(&gpu, sizeof offsets);
   harness_upload(&gpu, device_offsets, offsets, sizeof offsets);
   for (int which = 0; which < (type == CUREDUCE_F16 || type == CUREDUCE_BF16 ? 2 : 1); which++) {
@@ -471,11 +490,17 @@ START_TEST(test_hard_rows) {
       want[r] = cureduce_ref_exact_sum(type, output, row, hard_row_length);
     }
     harness_upload(&gpu, input, host, total * element);
-    cureduce_problem problems[2];
+    fill(EVERY_BINADE, type, output, padding, transposed);
+    transpose_rows(host, padding, element, columns);
+    harness_upload(&gpu, column_input, columns, transposed * element);
+    cureduce_problem problems[3];
     cureduce_problem_init_matrix(&problems[0], CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_EXACT_SUM, type, output, hard_rows,
                                  hard_row_length, hard_row_pitch);
     cureduce_problem_init_segments(&problems[1], CUREDUCE_OP_EXACT_SUM, type, output, hard_rows);
-    for (int p = 0; p < 2; p++) {
+    cureduce_problem_init_matrix(&problems[2], CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_EXACT_SUM, type, output,
+                                 hard_row_length, hard_rows, hard_column_pitch);
+    static const char *const layout_names[] = {"row", "segment", "column"};
+    for (int p = 0; p < 3; p++) {
       cureduce_spec specs[CUREDUCE_SHAPE_SPACE_MAX];
       size_t count = cureduce_shape_tune_space(
           &problems[p], device->sm_count, device->max_threads_per_sm, false,
@@ -488,20 +513,23 @@ START_TEST(test_hard_rows) {
         if (s < count)
           cureduce_spec_format(&specs[s], text);
         cureduce_value got[hard_rows];
-        run_rows(&gpu, &problems[p], input, device_offsets, out, s < count ? text : NULL, got);
+        run_rows(&gpu, &problems[p], p == 2 ? column_input : input, device_offsets, out, s < count ? text : NULL, got);
         for (int r = 0; r < hard_rows; r++) {
           char what[256];
           snprintf(what, sizeof what, "%s, %s->%s, %s %d of %d elements, %s", kind_names[k], cureduce_dtype_name(type),
-                   cureduce_dtype_name(output), p == 0 ? "row" : "segment", r, hard_row_length, text);
+                   cureduce_dtype_name(output), layout_names[p], r, hard_row_length, text);
           expect_bits(output, &got[r], &want[r], what);
         }
       }
     }
   }
   gpu.cu->cuMemFree(input);
+  gpu.cu->cuMemFree(column_input);
   gpu.cu->cuMemFree(out);
   gpu.cu->cuMemFree(device_offsets);
   free(host);
+  free(columns);
+  free(padding);
   harness_gpu_close(&gpu);
 }
 END_TEST

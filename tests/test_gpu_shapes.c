@@ -8,8 +8,9 @@
  *   pinned    each family pinned in a few configurations (groups of 1 to 32, compiled and
  *             run-time row lengths, one and several splits), for sum and argmax on the smaller
  *             shapes (pin_on), and for sums into the accumulator type every spec the tuner may
- *             pick for the shape (cureduce_shape_tune_space); exact_sum (rows and segments of
- *             float inputs, bit for bit) likewise, in the tuner's specs and two block sizes;
+ *             pick for the shape (cureduce_shape_tune_space); exact_sum (rows, columns and
+ *             segments of float inputs, bit for bit) likewise, in the tuner's specs and two
+ *             block sizes;
  *   tuned     sums of shapes tuned by cureduce_tune_problems, then plans for other shapes of
  *             their classes; and argmax tuned on first use, whose first execution tunes (in the
  *             caller's workspace or the stream's slot, filled with garbage first) and whose plan
@@ -219,7 +220,7 @@ static int pinned_specs(const cureduce_problem *p, bool space, char texts[max_pi
                            cureduce_shape_workspace_limit(p, device->sm_count, device->max_threads_per_sm), variants,
                            CUREDUCE_SHAPE_SPACE_MAX);
   size_t element = cureduce_dtype_size(p->input_type);
-  if (p->op == CUREDUCE_OP_EXACT_SUM) { /* a block a row: the fewest and the most loads in flight */
+  if (p->op == CUREDUCE_OP_EXACT_SUM) { /* a block a row, or its warps: the fewest and the most loads in flight */
     static const struct {
       unsigned block, unroll;
     } exact[] = {{64, 1}, {512, 8}};
@@ -380,7 +381,7 @@ static bool pin_on(cureduce_op op, uint64_t rows, uint64_t cols, size_t offset) 
 }
 
 /* The shapes of norm2, the moments and logsumexp are gpu-transforms' (the fused computations);
- * exact_sum's are here, for float inputs (its rows and segments, not its columns). */
+ * exact_sum's are here, for float inputs. */
 static bool swept_here(cureduce_op op) {
   return op == CUREDUCE_OP_EXACT_SUM ? is_float_type(tested_type) : !cureduce_op_is_float_only(op);
 }
@@ -395,7 +396,7 @@ enum {
 START_TEST(test_rows_and_columns) {
   cureduce_op op = (cureduce_op)(_i / matrix_count);
   const shape *s = &matrices[_i % matrix_count];
-  if (!swept_here(op) || (op == CUREDUCE_OP_EXACT_SUM && s->layout != CUREDUCE_LAYOUT_ROWS))
+  if (!swept_here(op))
     return;
   for (size_t offset = 0; offset < 2; offset++)
     check_matrix(op, s, offset, pin_on(op, s->rows, s->cols, offset));
@@ -411,20 +412,16 @@ START_TEST(test_segments) {
 }
 END_TEST
 
-/* What exact_sum of a shape does not do yet, columns and exact partials, is refused, not run some
- * other way. */
-START_TEST(test_exact_sum_refusals) {
+/* What exact_sum of a shape does not do, exact partials, is refused, not run some other way. */
+START_TEST(test_exact_partials_of_shapes_refused) {
   if (!is_float_type(tested_type))
     return;
-  cureduce_problem columns, partials;
-  cureduce_problem_init_matrix(&columns, CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_EXACT_SUM, tested_type, tested_type, 4,
-                               4, 4);
-  cureduce_problem_init_matrix(&partials, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_EXACT_SUM, tested_type, CUREDUCE_I64, 4,
-                               4, 4);
-  const cureduce_problem *refused[] = {&columns, &partials};
-  for (int i = 0; i < 2; i++) {
+  for (int layout = CUREDUCE_LAYOUT_ROWS; layout <= CUREDUCE_LAYOUT_COLUMNS; layout++) {
+    cureduce_problem partials;
+    cureduce_problem_init_matrix(&partials, (cureduce_layout)layout, CUREDUCE_OP_EXACT_SUM, tested_type, CUREDUCE_I64,
+                                 4, 4, 4);
     cureduce_plan *plan = NULL;
-    ck_assert_int_eq(cureduce_plan_create(&plan, shared_gpu->context, refused[i], NULL), CUREDUCE_STATUS_UNSUPPORTED);
+    ck_assert_int_eq(cureduce_plan_create(&plan, shared_gpu->context, &partials, NULL), CUREDUCE_STATUS_UNSUPPORTED);
     ck_assert_ptr_null(plan);
   }
 }
@@ -586,7 +583,7 @@ int main(int argc, char **argv) {
   tcase_add_unchecked_fixture(shapes, open_gpu, close_gpu);
   harness_add_loop_test(shapes, test_rows_and_columns, 0, CUREDUCE_OP_COUNT * matrix_count);
   harness_add_loop_test(shapes, test_segments, 0, CUREDUCE_OP_COUNT * segment_set_count);
-  harness_add_test(shapes, test_exact_sum_refusals);
+  harness_add_test(shapes, test_exact_partials_of_shapes_refused);
   harness_add_test(shapes, test_tuned_shapes);
   harness_add_test(shapes, test_tuning_on_first_use);
   suite_add_tcase(suite, shapes);

@@ -126,14 +126,19 @@ START_TEST(test_space_of_shapes) {
 }
 END_TEST
 
-/* exact_sum's shaped space: a block a row or segment (row_blocks, segment_blocks), one split and no
- * workspace, the heuristic and its loads in flight and block halved and doubled. */
+/* exact_sum's shaped space: a block a row or segment (row_blocks, segment_blocks) or a warp a
+ * column (column_tiles, t32, an element a load), one split and no workspace, the heuristic and its
+ * loads in flight and block halved and doubled. */
 START_TEST(test_space_of_exact_shapes) {
-  cureduce_problem problems[2];
+  cureduce_problem problems[3];
   cureduce_problem_init_matrix(&problems[0], CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_EXACT_SUM, CUREDUCE_F32, CUREDUCE_F32,
                                1000, 4096, 4096);
   cureduce_problem_init_segments(&problems[1], CUREDUCE_OP_EXACT_SUM, CUREDUCE_BF16, CUREDUCE_F32, 5000);
-  for (int i = 0; i < 2; i++) {
+  cureduce_problem_init_matrix(&problems[2], CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_EXACT_SUM, CUREDUCE_F64,
+                               CUREDUCE_F64, 4096, 1000, 1003);
+  static const cureduce_strategy strategies[] = {CUREDUCE_STRATEGY_ROW_BLOCKS, CUREDUCE_STRATEGY_SEGMENT_BLOCKS,
+                                                 CUREDUCE_STRATEGY_COLUMN_TILES};
+  for (int i = 0; i < 3; i++) {
     cureduce_spec space[CUREDUCE_SHAPE_SPACE_MAX];
     size_t limit = cureduce_shape_workspace_limit(&problems[i], device.sm_count, device.max_threads_per_sm);
     size_t count = cureduce_shape_tune_space(&problems[i], device.sm_count, device.max_threads_per_sm, false, limit,
@@ -141,8 +146,10 @@ START_TEST(test_space_of_exact_shapes) {
     ck_assert_uint_eq(count, 5);
     for (size_t c = 0; c < count; c++) {
       ck_assert(cureduce_spec_validate_production(&space[c]) == CUREDUCE_STATUS_OK);
-      ck_assert_uint_eq(space[c].strategy, i == 0 ? CUREDUCE_STRATEGY_ROW_BLOCKS : CUREDUCE_STRATEGY_SEGMENT_BLOCKS);
+      ck_assert_uint_eq(space[c].strategy, strategies[i]);
       ck_assert_uint_eq(space[c].splits, 1);
+      if (i == 2)
+        ck_assert(space[c].group == 32 && space[c].vector_bytes == 8);
       ck_assert_uint_eq(cureduce_shape_geometry(&space[c], &problems[i], device.sm_count).workspace_bytes, 0);
     }
     ck_assert_uint_eq(cureduce_shape_tune_space(&problems[i], device.sm_count, device.max_threads_per_sm, true, limit,

@@ -12,10 +12,12 @@
 
 /* Beyond the public API, which tunes one (operation, types) at a time: tune.h tunes every pair
  * at once with progress reports, compiles offline without a GPU (--offline), and reads and writes
- * the tuning database (--list, --export, --import, --clear); cachefile.h finds the cache. */
+ * the tuning database (--list, --export, --import, --clear); cachefile.h finds the cache;
+ * problem.h says which shapes the library takes. */
 #include "cachefile.h"
 #include "dtype.h"
 #include "emit_source.h"
+#include "problem.h"
 #include "tool_options.h"
 #include "tune.h"
 
@@ -36,7 +38,7 @@ static void usage(FILE *out) {
         "                      e.g. 4096x1024,columns:2^20x64; each choice serves every shape of its\n"
         "                      class: the same rows bit length and row length (short rows) or its\n"
         "                      bit length; n:N, a whole array of N elements, for its size bucket.\n"
-        "                      exact_sum takes no shapes.\n"
+        "                      exact_sum takes rows, columns and segments into float types.\n"
         "  --transform NAME    with --shapes: tune them with this map fused (abs, square, nonzero;\n"
         "                      product: x with y, both random data, e.g. a batch of dot products;\n"
         "                      float types; each transformed class is tuned apart from the plain one)\n"
@@ -192,14 +194,17 @@ static size_t make_jobs(const options *o, cureduce_tune_job *jobs) {
   return count;
 }
 
-/* Every job's op and types on every shape the options name; exact_sum takes no shapes. */
+/* Every job's op and types on every shape the options name, but those the library refuses (exact
+ * partials of a shape) and exact sums of whole arrays (n:N), which the whole-array tune covers. */
 static size_t make_shape_jobs(const options *o, const cureduce_tune_job *jobs, size_t job_count,
                               cureduce_tune_shape *shapes) {
   size_t count = 0;
   for (size_t j = 0; j < job_count; j++)
-    for (int i = 0; i < o->shape_count && jobs[j].op != CUREDUCE_OP_EXACT_SUM; i++) {
+    for (int i = 0; i < o->shape_count; i++) {
       const cureduce_tool_shape *named = &o->shapes[i];
-      cureduce_tune_shape *shape = &shapes[count++];
+      if (jobs[j].op == CUREDUCE_OP_EXACT_SUM && named->layout == CUREDUCE_LAYOUT_CONTIGUOUS)
+        continue;
+      cureduce_tune_shape *shape = &shapes[count];
       *shape = (cureduce_tune_shape){0};
       if (named->layout == CUREDUCE_LAYOUT_SEGMENTS) {
         cureduce_problem_init_segments(&shape->problem, jobs[j].op, jobs[j].input, jobs[j].output, named->rows);
@@ -211,6 +216,7 @@ static size_t make_shape_jobs(const options *o, const cureduce_tune_job *jobs, s
                                      jobs[j].output, named->rows, named->cols, named->cols);
       }
       shape->problem.transform = o->transform, shape->problem.expression = o->expression;
+      count += cureduce_problem_check(&shape->problem) != CUREDUCE_STATUS_UNSUPPORTED;
     }
   return count;
 }
@@ -468,7 +474,7 @@ int main(int argc, char **argv) {
     }
     work.shape_count = make_shape_jobs(&o, jobs, work.job_count, work.shapes);
     if (!work.shape_count) {
-      fprintf(stderr, "cureduce-tune: no operation named takes shapes (exact_sum does not)\n");
+      fprintf(stderr, "cureduce-tune: none of the operations and types named takes these shapes\n");
       free(work.shapes);
       return 2;
     }
