@@ -659,6 +659,29 @@ __device__ void round_warp_words(void *out, s64 *words) {
   if (lane == 0) round_window(out, words, lowest_nonzero, highest_nonzero);
 }
 
+// Adds the block's words into `grid_words` (global memory, zero before the first of `blocks`
+// blocks adds to them) and counts the block in on `ticket` (likewise zero): the last of them to
+// finish takes the whole into its block_words, leaves grid_words and the ticket zero again for the
+// next launch, and alone returns true. Every thread of the block calls it.
+__device__ bool gather_block_words(s64 *block_words, s64 *grid_words, unsigned *ticket, unsigned blocks) {
+  __shared__ bool is_last_block;
+  for (int i = threadIdx.x; i < block_word_count; i += CUREDUCE_BLOCK)
+    if (block_words[i]) atomicAdd((unsigned long long *)&grid_words[i], (unsigned long long)block_words[i]);
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) is_last_block = atomicAdd(ticket, 1u) == blocks - 1;
+  __syncthreads();
+  if (!is_last_block) return false;
+  __threadfence();
+  for (int i = threadIdx.x; i < block_word_count; i += CUREDUCE_BLOCK) {
+    block_words[i] = *(volatile s64 *)&grid_words[i];
+    grid_words[i] = 0;
+  }
+  if (threadIdx.x == 0) *ticket = 0;  // every block of the launch has counted itself in
+  __syncthreads();
+  return true;
+}
+
 // The block's words as its result: the words themselves (output i64) or rounded once. Every thread
 // of the block calls it.
 __device__ __forceinline__ void store_block_words(void *out, s64 *words) {

@@ -94,9 +94,10 @@ static cureduce_spec row_groups_spec(const cureduce_problem *problem, int max_th
   return spec;
 }
 
-/* exact_sum: a block a row or segment whatever the shape (exact_rows.cu, whose rows do not split),
- * or a warp a column (exact_columns.cu: t32, one element a load, the block's warps side by side). */
-static cureduce_spec exact_spec(const cureduce_problem *problem, int max_threads_per_sm) {
+/* exact_sum: blocks a row or segment (exact_rows.cu), split where the rows are too few to fill the
+ * device and a slot holds their words and tickets (more rows fill it unsplit), or a warp a column
+ * (exact_columns.cu: t32, one element a load, the block's warps side by side, one split). */
+static cureduce_spec exact_spec(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
   static const cureduce_strategy by_layout[] = {[CUREDUCE_LAYOUT_ROWS] = CUREDUCE_STRATEGY_ROW_BLOCKS,
                                                 [CUREDUCE_LAYOUT_COLUMNS] = CUREDUCE_STRATEGY_COLUMN_TILES,
                                                 [CUREDUCE_LAYOUT_SEGMENTS] = CUREDUCE_STRATEGY_SEGMENT_BLOCKS};
@@ -104,7 +105,12 @@ static cureduce_spec exact_spec(const cureduce_problem *problem, int max_threads
   if (problem->layout == CUREDUCE_LAYOUT_COLUMNS) {
     spec.group = 32;
     spec.vector_bytes = (uint8_t)cureduce_dtype_size(problem->input_type);
+    return spec;
   }
+  size_t words = cureduce_accumulator_bytes(CUREDUCE_OP_EXACT_SUM, CUREDUCE_TRANSFORM_NONE, problem->input_type);
+  size_t length = problem->layout == CUREDUCE_LAYOUT_SEGMENTS ? SIZE_MAX / 2 : problem->cols; /* on the device */
+  if (problem->rows <= slot_partials_bytes / (words + 4))
+    spec.splits = (uint16_t)splits_for(problem->rows, length, &spec, sm_count, 65535);
   return spec;
 }
 
@@ -150,7 +156,7 @@ static cureduce_spec columns_heuristic(const cureduce_problem *problem, int sm_c
 
 cureduce_spec cureduce_shape_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
   if (problem->op == CUREDUCE_OP_EXACT_SUM)
-    return exact_spec(problem, max_threads_per_sm);
+    return exact_spec(problem, sm_count, max_threads_per_sm);
   switch (problem->layout) {
   case CUREDUCE_LAYOUT_ROWS: return rows_heuristic(problem, sm_count, max_threads_per_sm);
   case CUREDUCE_LAYOUT_SEGMENTS: return segments_heuristic(problem, sm_count, max_threads_per_sm);
@@ -189,8 +195,8 @@ cureduce_shape_launch cureduce_shape_geometry(const cureduce_spec *spec, const c
     size_t slots = segments ? resident : max_size(resident / spec->splits, 1);
     launch.grid_x = spec->splits;
     launch.grid_y = (unsigned)max_size(min_size(min_size(rows, slots), 65535), 1);
-    if (spec->splits > 1)
-      tickets = rows, partials = rows * spec->splits;
+    if (spec->splits > 1) /* an exact sum's blocks add into one set of words a row */
+      tickets = rows, partials = spec->op == CUREDUCE_OP_EXACT_SUM ? rows : rows * spec->splits;
     break;
   }
   default: { /* column tiles: of group threads across, or of a warp a column for exact sums */
@@ -205,14 +211,17 @@ cureduce_shape_launch cureduce_shape_geometry(const cureduce_spec *spec, const c
   }
   }
   if (tickets) {
+    /* An exact sum's words must be zero before the launch, like its tickets: the launch zeroes both. */
+    bool exact = spec->op == CUREDUCE_OP_EXACT_SUM;
     launch.ticket_bytes = 4 * tickets;
-    launch.arm_tickets = launch.ticket_bytes > CUREDUCE_WORKSPACE_PARTIALS - CUREDUCE_WORKSPACE_EXACT;
+    launch.arm_tickets = exact || launch.ticket_bytes > CUREDUCE_WORKSPACE_PARTIALS - CUREDUCE_WORKSPACE_EXACT;
     launch.ticket_offset = launch.arm_tickets ? CUREDUCE_WORKSPACE_PARTIALS : CUREDUCE_WORKSPACE_EXACT;
     launch.partials_offset = max_size(CUREDUCE_WORKSPACE_PARTIALS, ceil_div(launch.ticket_offset + launch.ticket_bytes,
                                                                             CUREDUCE_WORKSPACE_ALIGNMENT) *
                                                                        CUREDUCE_WORKSPACE_ALIGNMENT);
     launch.workspace_bytes =
         launch.partials_offset + partials * cureduce_accumulator_bytes(problem->op, problem->transform, problem->input_type);
+    launch.armed_bytes = exact ? launch.workspace_bytes - launch.ticket_offset : launch.ticket_bytes;
   }
   return launch;
 }
@@ -225,7 +234,7 @@ cureduce_status cureduce_launch_shaped(const cureduce_driver *driver, const cure
   CUdeviceptr tickets = workspace ? workspace + launch->ticket_offset : 0;
   CUdeviceptr partials = workspace ? workspace + launch->partials_offset : 0;
   if (launch->arm_tickets)
-    CUREDUCE_CU(driver->cuMemsetD32Async(tickets, 0, launch->ticket_bytes / 4, stream));
+    CUREDUCE_CU(driver->cuMemsetD32Async(tickets, 0, launch->armed_bytes / 4, stream));
   cureduce_shape_argument argument = *shape;
   void *parameters[] = {&input, &argument, &output, &partials, &tickets, &second};
   CUREDUCE_CU(driver->cuLaunchKernel(kernel, launch->grid_x, launch->grid_y, 1, spec->block, 1, 1, 0, stream,
@@ -249,11 +258,11 @@ cureduce_spec cureduce_shape_fit_workspace(cureduce_spec spec, const cureduce_pr
 
 /* The families that suit the problem's shape, each in the heuristic's configuration for it. Rows
  * between 4 and 16 KiB long may take a group or whole blocks; segments, whose lengths are on the
- * device, either; exact sums take a block a row or a warp a column. */
+ * device, either; exact sums take blocks a row or a warp a column. */
 static size_t family_specs(const cureduce_problem *problem, int sm_count, int max_threads_per_sm, cureduce_spec *out) {
   size_t row_bytes = problem->cols * cureduce_dtype_size(problem->input_type), count = 0;
   if (problem->op == CUREDUCE_OP_EXACT_SUM) {
-    out[count++] = exact_spec(problem, max_threads_per_sm);
+    out[count++] = exact_spec(problem, sm_count, max_threads_per_sm);
     return count;
   }
   switch (problem->layout) {

@@ -24,8 +24,10 @@ typedef struct cureduce_shape_launch {
   size_t partials_offset;
   size_t workspace_bytes; /* 0: the launch needs none */
   /* The tickets lie where other kernels of a stream's slot write, so every launch zeroes them
-   * first; few enough tickets lie where the slot is always zero between launches (execute.h). */
+   * first; few enough tickets lie where the slot is always zero between launches (execute.h). An
+   * exact sum's words, after its tickets, are zeroed with them: armed_bytes from ticket_offset. */
   bool arm_tickets;
+  size_t armed_bytes;
 } cureduce_shape_launch;
 
 /* The heuristic's spec for a shaped problem (cureduce_problem_check passed). */

@@ -63,8 +63,8 @@ static bool whole_blocks_a_row(cureduce_strategy strategy) {
   return strategy == CUREDUCE_STRATEGY_ROW_BLOCKS || strategy == CUREDUCE_STRATEGY_SEGMENT_BLOCKS;
 }
 
-/* Exact sums of shapes: a block a row or segment (exact_rows.cu) or a warp a column
- * (exact_columns.cu: t32, single elements a load), each rounded. */
+/* Exact sums of shapes: blocks a row or segment (exact_rows.cu) or a warp a column
+ * (exact_columns.cu: t32, single elements a load, one split), each rounded. */
 static cureduce_status check_exact_shaped_fields(const cureduce_spec *spec, const char *name) {
   bool columns = spec->strategy == CUREDUCE_STRATEGY_COLUMN_TILES;
   CUREDUCE_RETURN_ERROR_IF(!columns && !whole_blocks_a_row((cureduce_strategy)spec->strategy), INVALID_SPEC,
@@ -72,9 +72,10 @@ static cureduce_status check_exact_shaped_fields(const cureduce_spec *spec, cons
   CUREDUCE_RETURN_ERROR_IF(spec->output == CUREDUCE_I64, INVALID_SPEC,
                            "%s rounds each exact sum: exact partials (i64 output) are whole arrays' only", name);
   size_t element = cureduce_dtype_size(spec->input);
-  CUREDUCE_RETURN_ERROR_IF(columns && (spec->group != 32 || spec->vector_bytes != element), INVALID_SPEC,
-                           "an exact sum of columns takes a warp a column (t32) and one element a load (v%zu), not "
-                           "t%u and v%u", element, spec->group, spec->vector_bytes);
+  CUREDUCE_RETURN_ERROR_IF(columns && (spec->group != 32 || spec->vector_bytes != element || spec->splits != 1),
+                           INVALID_SPEC, "an exact sum of columns takes a warp a column (t32), one element a load "
+                           "(v%zu) and one split (s1), not t%u, v%u and s%u", element, spec->group,
+                           spec->vector_bytes, spec->splits);
   return CUREDUCE_STATUS_OK;
 }
 
@@ -161,8 +162,6 @@ cureduce_status cureduce_spec_validate(const cureduce_spec *spec) {
   CUREDUCE_RETURN_ERROR_IF(shaped ? spec->splits < 1 || spec->splits > 65535 : spec->splits != 0, INVALID_SPEC,
                            shaped ? "splits must be from 1 to 65535" : "%s takes no s field",
                            strategy_table[spec->strategy].name);
-  CUREDUCE_RETURN_ERROR_IF(shaped && spec->op == CUREDUCE_OP_EXACT_SUM && spec->splits != 1, INVALID_SPEC,
-                           "an exact sum of a row takes one block (s1), not %u", spec->splits);
   return CUREDUCE_STATUS_OK;
 }
 

@@ -96,7 +96,6 @@ START_TEST(test_bad_specs_are_refused) {
       "sum:f32->f32/row_blocks/b256/u4/v16/g8/t0/c8/s1",       /* and compile no row length */
       "sum:f32->f32/row_blocks/b256/u4/v16/g8/t0/c0/s0",       /* at least one split */
       "sum:f32->f32/column_tiles/b256/u4/v16/g8/t512/c0/s1",   /* a tile within the block */
-      "exact_sum:f32->f32/segment_blocks/b256/u4/v16/g8/t0/c0/s4", /* an exact sum's segment: one block */
       "exact_sum:f32->f32/row_groups/b256/u4/v16/g8/t4/c0/s1",     /* exact sums: whole blocks a row */
       "exact_sum:f32->f32/column_tiles/b256/u4/v16/g8/t32/c0/s1",  /* columns: an element a load */
       "exact_sum:f32->f32/column_tiles/b256/u4/v4/g8/t16/c0/s1",   /* and a warp a column */
@@ -135,6 +134,7 @@ START_TEST(test_bad_specs_are_refused) {
                                      "min:f64->f64/segment_blocks/b512/u2/v16/g4/t0/c0/s8",
                                      "exact_sum:bf16->f32/row_blocks/b256/u4/v16/g8/t0/c0/s1",
                                      "exact_sum:f64->f64/segment_blocks/b512/u8/v16/g2/t0/c0/s1",
+                                     "exact_sum:f32->f32/segment_blocks/b256/u4/v16/g8/t0/c0/s4",
                                      "exact_sum:f16->f32/column_tiles/b128/u8/v2/g16/t32/c0/s1",
                                      "max:u8->u8/column_tiles/b256/u4/v16/g8/t256/c0/s1056",
                                      "max:abs(bf16)->bf16/single_pass/b256/u4/v16/g8",

@@ -3,11 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exact.h"
 #include "execute.h"
 #include "harness.h"
 #include "shape.h"
 #include "spec.h"
 #include "tune.h"
+#include "workspace.h"
 
 static const cureduce_device_info device = {"a device with an H200's shape", 90, 132, 2048};
 static const cureduce_tune_job sum_f32 = {.op = CUREDUCE_OP_SUM, .input = CUREDUCE_F32, .output = CUREDUCE_F32};
@@ -126,9 +128,9 @@ START_TEST(test_space_of_shapes) {
 }
 END_TEST
 
-/* exact_sum's shaped space: a block a row or segment (row_blocks, segment_blocks) or a warp a
- * column (column_tiles, t32, an element a load), one split and no workspace, the heuristic and its
- * loads in flight and block halved and doubled. */
+/* exact_sum's shaped space where the rows are many or the layout is columns: a block a row or
+ * segment (row_blocks, segment_blocks) or a warp a column (column_tiles, t32, an element a load),
+ * one split and no workspace, the heuristic and its loads in flight and block halved and doubled. */
 START_TEST(test_space_of_exact_shapes) {
   cureduce_problem problems[3];
   cureduce_problem_init_matrix(&problems[0], CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_EXACT_SUM, CUREDUCE_F32, CUREDUCE_F32,
@@ -155,6 +157,42 @@ START_TEST(test_space_of_exact_shapes) {
     ck_assert_uint_eq(cureduce_shape_tune_space(&problems[i], device.sm_count, device.max_threads_per_sm, true, limit,
                                                 space, CUREDUCE_SHAPE_SPACE_MAX),
                       1);
+  }
+}
+END_TEST
+
+/* exact_sum of few long rows and of few segments: split (the blocks of a row add into its words in
+ * the workspace), the splits halved and doubled too, every launch's workspace within a slot and
+ * zeroed by the launch itself (its tickets and words: armed_bytes). */
+START_TEST(test_space_of_split_exact_rows) {
+  cureduce_problem problems[2];
+  cureduce_problem_init_matrix(&problems[0], CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_EXACT_SUM, CUREDUCE_F64, CUREDUCE_F64, 4,
+                               1 << 22, 1 << 22);
+  cureduce_problem_init_segments(&problems[1], CUREDUCE_OP_EXACT_SUM, CUREDUCE_F16, CUREDUCE_F32, 10);
+  for (int i = 0; i < 2; i++) {
+    cureduce_spec space[CUREDUCE_SHAPE_SPACE_MAX];
+    size_t limit = cureduce_shape_workspace_limit(&problems[i], device.sm_count, device.max_threads_per_sm);
+    ck_assert_uint_eq(limit, CUREDUCE_SLOT_BYTES);
+    size_t count = cureduce_shape_tune_space(&problems[i], device.sm_count, device.max_threads_per_sm, false, limit,
+                                             space, CUREDUCE_SHAPE_SPACE_MAX);
+    ck_assert_uint_gt(space[0].splits, 1);
+    bool halved = false, doubled = false;
+    for (size_t c = 0; c < count; c++) {
+      ck_assert(cureduce_spec_validate_production(&space[c]) == CUREDUCE_STATUS_OK);
+      halved |= space[c].splits == space[0].splits / 2;
+      doubled |= space[c].splits == space[0].splits * 2;
+      cureduce_shape_launch launch = cureduce_shape_geometry(&space[c], &problems[i], device.sm_count);
+      size_t words = 8 * cureduce_exact_words(problems[i].input_type);
+      if (space[c].splits == 1) {
+        ck_assert_uint_eq(launch.workspace_bytes, 0);
+        continue;
+      }
+      ck_assert(launch.arm_tickets);
+      ck_assert_uint_ge(launch.workspace_bytes, launch.partials_offset + problems[i].rows * words);
+      ck_assert_uint_eq(launch.ticket_offset + launch.armed_bytes, launch.workspace_bytes);
+      ck_assert_uint_le(launch.workspace_bytes, limit);
+    }
+    ck_assert(halved && doubled);
   }
 }
 END_TEST
@@ -194,6 +232,7 @@ int main(void) {
   tcase_add_test(space, test_candidates_of_a_bucket);
   tcase_add_test(space, test_space_of_shapes);
   tcase_add_test(space, test_space_of_exact_shapes);
+  tcase_add_test(space, test_space_of_split_exact_rows);
   tcase_add_test(space, test_fit_workspace);
   tcase_add_test(space, test_pair_jobs_refused);
   suite_add_tcase(suite, space);
