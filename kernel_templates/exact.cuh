@@ -659,13 +659,15 @@ __device__ void round_warp_words(void *out, s64 *words) {
   if (lane == 0) round_window(out, words, lowest_nonzero, highest_nonzero);
 }
 
-// Adds the block's words into `grid_words` (global memory, zero before the first of `blocks`
-// blocks adds to them) and counts the block in on `ticket` (likewise zero): the last of them to
-// finish takes the whole into its block_words, leaves grid_words and the ticket zero again for the
-// next launch, and alone returns true. Every thread of the block calls it.
-__device__ bool gather_block_words(s64 *block_words, s64 *grid_words, unsigned *ticket, unsigned blocks) {
+// Adds the block's `count` words (one sum's block_word_count, or one a warp for columns) into
+// `grid_words` (global memory, zero before the first of `blocks` blocks adds to them) and counts
+// the block in on `ticket` (likewise zero): the last of them to finish takes the whole into its
+// block_words, leaves grid_words and the ticket zero again for the next launch, and alone returns
+// true. Every thread of the block calls it.
+__device__ bool gather_block_words(s64 *block_words, s64 *grid_words, unsigned count, unsigned *ticket,
+                                   unsigned blocks) {
   __shared__ bool is_last_block;
-  for (int i = threadIdx.x; i < block_word_count; i += CUREDUCE_BLOCK)
+  for (unsigned i = threadIdx.x; i < count; i += CUREDUCE_BLOCK)
     if (block_words[i]) atomicAdd((unsigned long long *)&grid_words[i], (unsigned long long)block_words[i]);
   __threadfence();
   __syncthreads();
@@ -673,7 +675,7 @@ __device__ bool gather_block_words(s64 *block_words, s64 *grid_words, unsigned *
   __syncthreads();
   if (!is_last_block) return false;
   __threadfence();
-  for (int i = threadIdx.x; i < block_word_count; i += CUREDUCE_BLOCK) {
+  for (unsigned i = threadIdx.x; i < count; i += CUREDUCE_BLOCK) {
     block_words[i] = *(volatile s64 *)&grid_words[i];
     grid_words[i] = 0;
   }

@@ -28,8 +28,8 @@ extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK, min_resident_blocks
     read_input(w, input + first, length, (u64)blockIdx.x * CUREDUCE_BLOCK + threadIdx.x, (u64)blocks * CUREDUCE_BLOCK);
     add_to_block_words(w, block_words);
     __syncthreads();
-    if (blocks == 1 ||
-        gather_block_words(block_words, (s64 *)partials + row * block_word_count, (unsigned *)tickets + row, blocks))
+    if (blocks == 1 || gather_block_words(block_words, (s64 *)partials + row * block_word_count, block_word_count,
+                                          (unsigned *)tickets + row, blocks))
       store_block_words(result_at(out, row), block_words);
     __syncthreads();  // the next row clears the words that this one's rounding reads
   }

@@ -13,6 +13,7 @@ extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK, min_resident_blocks
   add_to_block_words(w, block_words);
   __syncthreads();
 
-  if (gridDim.x > 1 && !gather_block_words(block_words, (s64 *)partials, (unsigned *)work, gridDim.x)) return;
+  if (gridDim.x > 1 && !gather_block_words(block_words, (s64 *)partials, block_word_count, (unsigned *)work, gridDim.x))
+    return;
   store_block_words(out, block_words);
 }

@@ -94,19 +94,31 @@ static cureduce_spec row_groups_spec(const cureduce_problem *problem, int max_th
   return spec;
 }
 
-/* exact_sum: blocks a row or segment (exact_rows.cu), split where the rows are too few to fill the
- * device and a slot holds their words and tickets (more rows fill it unsplit), or a warp a column
- * (exact_columns.cu: t32, one element a load, the block's warps side by side, one split). */
-static cureduce_spec exact_spec(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
-  static const cureduce_strategy by_layout[] = {[CUREDUCE_LAYOUT_ROWS] = CUREDUCE_STRATEGY_ROW_BLOCKS,
-                                                [CUREDUCE_LAYOUT_COLUMNS] = CUREDUCE_STRATEGY_COLUMN_TILES,
-                                                [CUREDUCE_LAYOUT_SEGMENTS] = CUREDUCE_STRATEGY_SEGMENT_BLOCKS};
-  cureduce_spec spec = base_spec(problem, by_layout[problem->layout], SHAPED_BLOCK, max_threads_per_sm);
-  if (problem->layout == CUREDUCE_LAYOUT_COLUMNS) {
-    spec.group = 32;
-    spec.vector_bytes = (uint8_t)cureduce_dtype_size(problem->input_type);
-    return spec;
+/* exact_sum of columns: tiles of a warp a column (exact_columns.cu: t32, one element a load), the
+ * rows split where the tiles are too few to fill the device and a slot holds their words and
+ * tickets, each warp keeping at least a round of loads a split. */
+static cureduce_spec exact_columns_spec(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
+  cureduce_spec spec = base_spec(problem, CUREDUCE_STRATEGY_COLUMN_TILES, SHAPED_BLOCK, max_threads_per_sm);
+  spec.group = 32;
+  spec.vector_bytes = (uint8_t)cureduce_dtype_size(problem->input_type);
+  size_t words = cureduce_accumulator_bytes(CUREDUCE_OP_EXACT_SUM, CUREDUCE_TRANSFORM_NONE, problem->input_type);
+  size_t warps = spec.block / 32, tiles = ceil_div(problem->cols, warps);
+  if (tiles * (warps * words + 4) <= slot_partials_bytes) {
+    size_t blocks = (size_t)sm_count * spec.blocks_per_sm;
+    size_t splits = min_size(ceil_div(blocks, max_size(tiles, 1)), ceil_div(problem->rows, 32u * spec.unroll));
+    spec.splits = (uint16_t)max_size(min_size(splits, 65535), 1);
   }
+  return spec;
+}
+
+/* exact_sum: blocks a row or segment (exact_rows.cu), split where the rows are too few to fill the
+ * device and a slot holds their words and tickets (more rows fill it unsplit); columns above. */
+static cureduce_spec exact_spec(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
+  if (problem->layout == CUREDUCE_LAYOUT_COLUMNS)
+    return exact_columns_spec(problem, sm_count, max_threads_per_sm);
+  cureduce_strategy strategy =
+      problem->layout == CUREDUCE_LAYOUT_SEGMENTS ? CUREDUCE_STRATEGY_SEGMENT_BLOCKS : CUREDUCE_STRATEGY_ROW_BLOCKS;
+  cureduce_spec spec = base_spec(problem, strategy, SHAPED_BLOCK, max_threads_per_sm);
   size_t words = cureduce_accumulator_bytes(CUREDUCE_OP_EXACT_SUM, CUREDUCE_TRANSFORM_NONE, problem->input_type);
   size_t length = problem->layout == CUREDUCE_LAYOUT_SEGMENTS ? SIZE_MAX / 2 : problem->cols; /* on the device */
   if (problem->rows <= slot_partials_bytes / (words + 4))
@@ -199,14 +211,15 @@ cureduce_shape_launch cureduce_shape_geometry(const cureduce_spec *spec, const c
       tickets = rows, partials = spec->op == CUREDUCE_OP_EXACT_SUM ? rows : rows * spec->splits;
     break;
   }
-  default: { /* column tiles: of group threads across, or of a warp a column for exact sums */
+  default: { /* column tiles: of group threads across, or of a warp a column for exact sums, whose
+               * splits add into one set of words a column of the tile */
     bool exact = spec->op == CUREDUCE_OP_EXACT_SUM;
-    size_t tiles = exact ? ceil_div(problem->cols, spec->block / 32)
-                         : ceil_div(ceil_div(problem->cols, vector_elements), spec->group);
+    size_t warps = spec->block / 32;
+    size_t tiles = exact ? ceil_div(problem->cols, warps) : ceil_div(ceil_div(problem->cols, vector_elements), spec->group);
     launch.grid_x = (unsigned)max_size(min_size(tiles, 0x7fffffff), 1);
     launch.grid_y = spec->splits;
     if (spec->splits > 1)
-      tickets = tiles, partials = problem->cols * spec->splits;
+      tickets = tiles, partials = exact ? tiles * warps : problem->cols * spec->splits;
     break;
   }
   }

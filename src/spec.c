@@ -64,7 +64,7 @@ static bool whole_blocks_a_row(cureduce_strategy strategy) {
 }
 
 /* Exact sums of shapes: blocks a row or segment (exact_rows.cu) or a warp a column
- * (exact_columns.cu: t32, single elements a load, one split), each rounded. */
+ * (exact_columns.cu: t32, single elements a load), each rounded. */
 static cureduce_status check_exact_shaped_fields(const cureduce_spec *spec, const char *name) {
   bool columns = spec->strategy == CUREDUCE_STRATEGY_COLUMN_TILES;
   CUREDUCE_RETURN_ERROR_IF(!columns && !whole_blocks_a_row((cureduce_strategy)spec->strategy), INVALID_SPEC,
@@ -72,10 +72,9 @@ static cureduce_status check_exact_shaped_fields(const cureduce_spec *spec, cons
   CUREDUCE_RETURN_ERROR_IF(spec->output == CUREDUCE_I64, INVALID_SPEC,
                            "%s rounds each exact sum: exact partials (i64 output) are whole arrays' only", name);
   size_t element = cureduce_dtype_size(spec->input);
-  CUREDUCE_RETURN_ERROR_IF(columns && (spec->group != 32 || spec->vector_bytes != element || spec->splits != 1),
-                           INVALID_SPEC, "an exact sum of columns takes a warp a column (t32), one element a load "
-                           "(v%zu) and one split (s1), not t%u, v%u and s%u", element, spec->group,
-                           spec->vector_bytes, spec->splits);
+  CUREDUCE_RETURN_ERROR_IF(columns && (spec->group != 32 || spec->vector_bytes != element), INVALID_SPEC,
+                           "an exact sum of columns takes a warp a column (t32) and one element a load (v%zu), not "
+                           "t%u and v%u", element, spec->group, spec->vector_bytes);
   return CUREDUCE_STATUS_OK;
 }
 

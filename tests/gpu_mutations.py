@@ -56,9 +56,13 @@ MUTANTS = [
      "read_input(w, input + first, length, (u64)threadIdx.x,",
      ("test-gpu-exact", ""), "test_hard_rows", "every block of a split exact row reads the first block's share"),
     ("exact_columns.cu",
-     "read_input(w, input + col, shape.rows, lane, 32, shape.leading);",
-     "read_input(w, input + col, shape.rows, lane, 32, 1);",
+     "read_input(w, input + first_row * shape.leading + col, rows, lane, 32, shape.leading);",
+     "read_input(w, input + first_row * shape.leading + col, rows, lane, 32, 1);",
      ("test-gpu-exact", ""), "test_hard_rows", "an exact sum of a column reads along a row"),
+    ("exact_columns.cu",
+     "first_row = blockIdx.y * stretch;",
+     "first_row = 0 * stretch;",
+     ("test-gpu-exact", ""), "test_hard_rows", "every split of an exact column reads its first stretch of rows"),
 ]
 
 

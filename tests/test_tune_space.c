@@ -128,9 +128,9 @@ START_TEST(test_space_of_shapes) {
 }
 END_TEST
 
-/* exact_sum's shaped space where the rows are many or the layout is columns: a block a row or
- * segment (row_blocks, segment_blocks) or a warp a column (column_tiles, t32, an element a load),
- * one split and no workspace, the heuristic and its loads in flight and block halved and doubled. */
+/* exact_sum's shaped space where the rows or columns are many: a block a row or segment
+ * (row_blocks, segment_blocks) or a warp a column (column_tiles, t32, an element a load), one split
+ * and no workspace, the heuristic and its loads in flight and block halved and doubled. */
 START_TEST(test_space_of_exact_shapes) {
   cureduce_problem problems[3];
   cureduce_problem_init_matrix(&problems[0], CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_EXACT_SUM, CUREDUCE_F32, CUREDUCE_F32,
@@ -161,15 +161,18 @@ START_TEST(test_space_of_exact_shapes) {
 }
 END_TEST
 
-/* exact_sum of few long rows and of few segments: split (the blocks of a row add into its words in
- * the workspace), the splits halved and doubled too, every launch's workspace within a slot and
- * zeroed by the launch itself (its tickets and words: armed_bytes). */
-START_TEST(test_space_of_split_exact_rows) {
-  cureduce_problem problems[2];
+/* exact_sum of few long rows, few segments and few long columns: split (the blocks of a row, or of
+ * a tile of columns, add into its words in the workspace), the splits halved and doubled too, every
+ * launch's workspace within a slot and zeroed by the launch itself (its tickets and words:
+ * armed_bytes). */
+START_TEST(test_space_of_split_exact_shapes) {
+  cureduce_problem problems[3];
   cureduce_problem_init_matrix(&problems[0], CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_EXACT_SUM, CUREDUCE_F64, CUREDUCE_F64, 4,
                                1 << 22, 1 << 22);
   cureduce_problem_init_segments(&problems[1], CUREDUCE_OP_EXACT_SUM, CUREDUCE_F16, CUREDUCE_F32, 10);
-  for (int i = 0; i < 2; i++) {
+  cureduce_problem_init_matrix(&problems[2], CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_EXACT_SUM, CUREDUCE_F32,
+                               CUREDUCE_F32, 1 << 20, 3, 3);
+  for (int i = 0; i < 3; i++) {
     cureduce_spec space[CUREDUCE_SHAPE_SPACE_MAX];
     size_t limit = cureduce_shape_workspace_limit(&problems[i], device.sm_count, device.max_threads_per_sm);
     ck_assert_uint_eq(limit, CUREDUCE_SLOT_BYTES);
@@ -188,7 +191,8 @@ START_TEST(test_space_of_split_exact_rows) {
         continue;
       }
       ck_assert(launch.arm_tickets);
-      ck_assert_uint_ge(launch.workspace_bytes, launch.partials_offset + problems[i].rows * words);
+      size_t sums = i == 2 ? launch.grid_x * (space[c].block / 32u) : problems[i].rows; /* a tile's warps */
+      ck_assert_uint_ge(launch.workspace_bytes, launch.partials_offset + sums * words);
       ck_assert_uint_eq(launch.ticket_offset + launch.armed_bytes, launch.workspace_bytes);
       ck_assert_uint_le(launch.workspace_bytes, limit);
     }
@@ -232,7 +236,7 @@ int main(void) {
   tcase_add_test(space, test_candidates_of_a_bucket);
   tcase_add_test(space, test_space_of_shapes);
   tcase_add_test(space, test_space_of_exact_shapes);
-  tcase_add_test(space, test_space_of_split_exact_rows);
+  tcase_add_test(space, test_space_of_split_exact_shapes);
   tcase_add_test(space, test_fit_workspace);
   tcase_add_test(space, test_pair_jobs_refused);
   suite_add_tcase(suite, space);
