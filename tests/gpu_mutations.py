@@ -8,7 +8,7 @@ test trips over it first. With --check (no GPU: a CPU suite of its own), it only
 every mutation still applies, exactly once, to today's templates, so that a change to the kernels
 cannot leave a mutant behind that no longer mutates anything.
 
-usage: gpu_mutations.py [--check] [--jobs N] SOURCE_ROOT
+usage: gpu_mutations.py [--check] [--jobs N] [--only FILES] SOURCE_ROOT
 The GPU run needs what the build needs (libcheck through PKG_CONFIG_PATH) and a GPU. Exit status:
 0 every mutant applies (and, without --check, is caught), 1 otherwise, 2 bad usage.
 """
@@ -20,8 +20,8 @@ import subprocess
 import sys
 import tempfile
 
-# (file under kernel_templates/, text, its mutation, suite binary and argument, the test that must
-# fail, what the mutant breaks)
+# (file under kernel_templates/, text, its mutation, suite binary and argument (and the check case
+# that holds the test, run alone), the test that must fail, what the mutant breaks)
 MUTANTS = [
     ("common.cuh",
      "return (value)element<IN>::to_value(x) * (value)element<IN>::to_value(y);",
@@ -50,19 +50,19 @@ MUTANTS = [
     ("exact_rows.cu",
      "read_input(w, input + first, length, (u64)blockIdx.x * CUREDUCE_BLOCK + threadIdx.x,",
      "read_input(w, input, length, (u64)blockIdx.x * CUREDUCE_BLOCK + threadIdx.x,",
-     ("test-gpu-exact", ""), "test_hard_rows", "every row of an exact sum reads the first row's elements"),
+     ("test-gpu-exact", "", "rows"), "test_hard_rows", "every row of an exact sum reads the first row's elements"),
     ("exact_rows.cu",
      "read_input(w, input + first, length, (u64)blockIdx.x * CUREDUCE_BLOCK + threadIdx.x,",
      "read_input(w, input + first, length, (u64)threadIdx.x,",
-     ("test-gpu-exact", ""), "test_hard_rows", "every block of a split exact row reads the first block's share"),
+     ("test-gpu-exact", "", "rows"), "test_hard_rows", "every block of a split exact row reads the first block's share"),
     ("exact_columns.cu",
      "read_input(w, input + first_row * shape.leading + col, rows, lane, 32, shape.leading);",
      "read_input(w, input + first_row * shape.leading + col, rows, lane, 32, 1);",
-     ("test-gpu-exact", ""), "test_hard_rows", "an exact sum of a column reads along a row"),
+     ("test-gpu-exact", "", "rows"), "test_hard_rows", "an exact sum of a column reads along a row"),
     ("exact_columns.cu",
      "first_row = blockIdx.y * stretch;",
      "first_row = 0 * stretch;",
-     ("test-gpu-exact", ""), "test_hard_rows", "every split of an exact column reads its first stretch of rows"),
+     ("test-gpu-exact", "", "rows"), "test_hard_rows", "every split of an exact column reads its first stretch of rows"),
 ]
 
 
@@ -103,12 +103,15 @@ def run_mutant(root, mutant, work):
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     build = os.path.join(work, "build")
-    binary, argument = mutant[3]
+    binary, argument, case = (mutant[3] + ("",))[:3]
     for step in (["meson", "setup", build, tree, "--buildtype=release"], ["meson", "compile", "-C", build, binary]):
         done = subprocess.run(step, capture_output=True, text=True)
         if done.returncode != 0:
             return False, [f"build failed: {' '.join(step)}"] + done.stdout.splitlines()[-5:]
-    env = dict(os.environ, CUREDUCE_REQUIRE_GPU="1", CUREDUCE_CACHE_DIR=os.path.join(work, "cache"))
+    env = dict(os.environ, CUREDUCE_REQUIRE_GPU="1", CUREDUCE_CACHE_DIR=os.path.join(work, "cache"),
+               CUREDUCE_TEST_SHARDS="2")
+    if case:
+        env["CK_RUN_CASE"] = case
     done = subprocess.run([os.path.join(build, "tests", binary), argument], capture_output=True, text=True, env=env)
     lines = (done.stdout + done.stderr).splitlines()
     failures = [line for line in lines if ":F:" in line or ":E:" in line]
@@ -117,15 +120,17 @@ def run_mutant(root, mutant, work):
 
 
 def run_all(root, jobs):
-    with tempfile.TemporaryDirectory() as scratch, concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        works = [os.path.join(scratch, str(i)) for i in range(len(MUTANTS))]
-        results = list(pool.map(lambda pair: run_mutant(root, *pair), zip(MUTANTS, works)))
+    """Runs every mutant, printing each verdict as it comes (a run cut short still says what it saw)."""
     missed = 0
-    for mutant, (caught, failures) in zip(MUTANTS, results):
-        print(f"{'caught' if caught else 'MISSED'}: {mutant[5]} (must fail: {mutant[4]})")
-        for line in failures[:3]:
-            print(f"    {line}")
-        missed += not caught
+    with tempfile.TemporaryDirectory() as scratch, concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        running = {pool.submit(run_mutant, root, mutant, os.path.join(scratch, str(i))): mutant
+                   for i, mutant in enumerate(MUTANTS)}
+        for done in concurrent.futures.as_completed(running):
+            mutant, (caught, failures) = running[done], done.result()
+            print(f"{'caught' if caught else 'MISSED'}: {mutant[5]} (must fail: {mutant[4]})", flush=True)
+            for line in failures[:3]:
+                print(f"    {line}", flush=True)
+            missed += not caught
     print(f"mutants: {len(MUTANTS)}, caught {len(MUTANTS) - missed}, missed {missed}")
     return missed == 0
 
@@ -134,8 +139,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only confirm that every mutation applies (no GPU)")
     parser.add_argument("--jobs", type=int, default=3, help="mutants built and run at once (default 3)")
+    parser.add_argument("--only", metavar="FILES", help="only the mutants of these templates, comma-separated, "
+                                                          "e.g. exact_groups.cu,exact_rows.cu")
     parser.add_argument("root", help="the source tree's root")
     args = parser.parse_args()
+    if args.only:
+        MUTANTS[:] = [m for m in MUTANTS if m[0] in args.only.split(",")]
+        if not MUTANTS:
+            parser.error(f"no mutant mutates {args.only}")
     if args.jobs < 1:
         parser.error("--jobs takes a positive number")
     if not check(args.root):
