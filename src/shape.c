@@ -97,6 +97,19 @@ static cureduce_spec row_groups_spec(const cureduce_problem *problem, int max_th
 /* exact_sum of columns: tiles of a warp a column (exact_columns.cu: t32, one element a load), the
  * rows split where the tiles are too few to fill the device and a slot holds their words and
  * tickets, each warp keeping at least a round of loads a split. */
+/* exact_sum of rows or segments: blocks a row or segment (exact_rows.cu), split where the rows are
+ * too few to fill the device and a slot holds their words and tickets (more rows fill it unsplit). */
+static cureduce_spec exact_blocks_spec(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
+  cureduce_strategy strategy =
+      problem->layout == CUREDUCE_LAYOUT_SEGMENTS ? CUREDUCE_STRATEGY_SEGMENT_BLOCKS : CUREDUCE_STRATEGY_ROW_BLOCKS;
+  cureduce_spec spec = base_spec(problem, strategy, SHAPED_BLOCK, max_threads_per_sm);
+  size_t words = cureduce_accumulator_bytes(CUREDUCE_OP_EXACT_SUM, CUREDUCE_TRANSFORM_NONE, problem->input_type);
+  size_t length = problem->layout == CUREDUCE_LAYOUT_SEGMENTS ? SIZE_MAX / 2 : problem->cols; /* on the device */
+  if (problem->rows <= slot_partials_bytes / (words + 4))
+    spec.splits = (uint16_t)splits_for(problem->rows, length, &spec, sm_count, 65535);
+  return spec;
+}
+
 static cureduce_spec exact_columns_spec(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
   cureduce_spec spec = base_spec(problem, CUREDUCE_STRATEGY_COLUMN_TILES, SHAPED_BLOCK, max_threads_per_sm);
   spec.group = 32;
@@ -111,19 +124,38 @@ static cureduce_spec exact_columns_spec(const cureduce_problem *problem, int sm_
   return spec;
 }
 
-/* exact_sum: blocks a row or segment (exact_rows.cu), split where the rows are too few to fill the
- * device and a slot holds their words and tickets (more rows fill it unsplit); columns above. */
+/* exact_sum of short rows or segments (groups of lanes) or short columns (a thread a column):
+ * exact_groups.cu, one element a load. A row's lanes take about 16 elements each, a warp at most:
+ * each reads its share twice (its largest exponent, then the sum), and a row's result costs each
+ * of its lanes a rounding. */
+enum { EXACT_GROUP_LANE_ELEMENTS = 16 };
+static cureduce_spec exact_groups_spec(const cureduce_problem *problem, int max_threads_per_sm) {
+  bool columns = problem->layout == CUREDUCE_LAYOUT_COLUMNS;
+  cureduce_strategy strategy = columns                                         ? CUREDUCE_STRATEGY_COLUMN_TILES
+                               : problem->layout == CUREDUCE_LAYOUT_SEGMENTS ? CUREDUCE_STRATEGY_SEGMENT_GROUPS
+                                                                               : CUREDUCE_STRATEGY_ROW_GROUPS;
+  cureduce_spec spec = base_spec(problem, strategy, SHAPED_BLOCK, max_threads_per_sm);
+  spec.vector_bytes = (uint8_t)cureduce_dtype_size(problem->input_type);
+  size_t length = columns ? problem->rows : problem->layout == CUREDUCE_LAYOUT_SEGMENTS ? 64 : problem->cols;
+  spec.group = columns ? 1 : (uint16_t)min_size(power_of_two_at_least(ceil_div(length, EXACT_GROUP_LANE_ELEMENTS)), 32);
+  spec.unroll = (uint8_t)min_size(power_of_two_at_least(ceil_div(length, spec.group)), 8);
+  return spec;
+}
+
+/* exact_sum: groups for rows of up to EXACT_GROUP_ROW_MAX elements (a warp a row, 32 elements a
+ * lane: on an H200 at 2^20 f32, a block a row took 18 us for rows of 1024, groups 9.4 for rows of
+ * 512 where blocks took 13) and columns of up to EXACT_THREAD_COLUMN_MAX (a thread reads its column
+ * alone: longer ones wait on their loads); otherwise blocks a row or segment (exact_rows.cu) or a
+ * warp a column (above), split where the rows are too few to fill the device and a slot holds
+ * their words and tickets. */
+enum { EXACT_GROUP_ROW_MAX = 1024, EXACT_THREAD_COLUMN_MAX = 128 };
 static cureduce_spec exact_spec(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
   if (problem->layout == CUREDUCE_LAYOUT_COLUMNS)
-    return exact_columns_spec(problem, sm_count, max_threads_per_sm);
-  cureduce_strategy strategy =
-      problem->layout == CUREDUCE_LAYOUT_SEGMENTS ? CUREDUCE_STRATEGY_SEGMENT_BLOCKS : CUREDUCE_STRATEGY_ROW_BLOCKS;
-  cureduce_spec spec = base_spec(problem, strategy, SHAPED_BLOCK, max_threads_per_sm);
-  size_t words = cureduce_accumulator_bytes(CUREDUCE_OP_EXACT_SUM, CUREDUCE_TRANSFORM_NONE, problem->input_type);
-  size_t length = problem->layout == CUREDUCE_LAYOUT_SEGMENTS ? SIZE_MAX / 2 : problem->cols; /* on the device */
-  if (problem->rows <= slot_partials_bytes / (words + 4))
-    spec.splits = (uint16_t)splits_for(problem->rows, length, &spec, sm_count, 65535);
-  return spec;
+    return problem->rows <= EXACT_THREAD_COLUMN_MAX ? exact_groups_spec(problem, max_threads_per_sm)
+                                                     : exact_columns_spec(problem, sm_count, max_threads_per_sm);
+  if (problem->layout == CUREDUCE_LAYOUT_ROWS && problem->cols <= EXACT_GROUP_ROW_MAX)
+    return exact_groups_spec(problem, max_threads_per_sm);
+  return exact_blocks_spec(problem, sm_count, max_threads_per_sm);
 }
 
 static cureduce_spec rows_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
@@ -191,6 +223,12 @@ cureduce_shape_launch cureduce_shape_geometry(const cureduce_spec *spec, const c
   size_t resident = (size_t)sm_count * spec->blocks_per_sm, rows = problem->rows;
   size_t element = cureduce_dtype_size(problem->input_type), vector_elements = spec->vector_bytes / element;
   cureduce_shape_launch launch = {.grid_x = 1, .grid_y = 1};
+  if (spec->op == CUREDUCE_OP_EXACT_SUM && cureduce_exact_kernel_of(spec) == CUREDUCE_EXACT_GROUPS) {
+    /* groups walk the sequences, a device of them at most; nothing in the workspace */
+    size_t sequences = problem->layout == CUREDUCE_LAYOUT_COLUMNS ? problem->cols : rows;
+    launch.grid_x = (unsigned)max_size(min_size(ceil_div(sequences, spec->block / spec->group), resident), 1);
+    return launch;
+  }
   size_t tickets = 0, partials = 0;
   switch ((cureduce_strategy)spec->strategy) {
   case CUREDUCE_STRATEGY_ROW_GROUPS:
@@ -269,15 +307,29 @@ cureduce_spec cureduce_shape_fit_workspace(cureduce_spec spec, const cureduce_pr
   return spec;
 }
 
+/* exact_sum's families: groups (or a thread a column) for sequences up to four times the
+ * heuristic's limit, blocks (or a warp a column) from a quarter of it; segments, whose lengths are
+ * on the device, either. */
+static size_t exact_family_specs(const cureduce_problem *problem, int sm_count, int max_threads_per_sm,
+                                 cureduce_spec *out) {
+  bool columns = problem->layout == CUREDUCE_LAYOUT_COLUMNS, segments = problem->layout == CUREDUCE_LAYOUT_SEGMENTS;
+  size_t length = columns ? problem->rows : problem->cols, limit = columns ? EXACT_THREAD_COLUMN_MAX : EXACT_GROUP_ROW_MAX;
+  size_t count = 0;
+  if (segments || length <= 4 * limit)
+    out[count++] = exact_groups_spec(problem, max_threads_per_sm);
+  if (segments || length > limit / 4)
+    out[count++] = columns ? exact_columns_spec(problem, sm_count, max_threads_per_sm)
+                           : exact_blocks_spec(problem, sm_count, max_threads_per_sm);
+  return count;
+}
+
 /* The families that suit the problem's shape, each in the heuristic's configuration for it. Rows
  * between 4 and 16 KiB long may take a group or whole blocks; segments, whose lengths are on the
- * device, either; exact sums take blocks a row or a warp a column. */
+ * device, either; exact sums their own (exact_family_specs). */
 static size_t family_specs(const cureduce_problem *problem, int sm_count, int max_threads_per_sm, cureduce_spec *out) {
   size_t row_bytes = problem->cols * cureduce_dtype_size(problem->input_type), count = 0;
-  if (problem->op == CUREDUCE_OP_EXACT_SUM) {
-    out[count++] = exact_spec(problem, sm_count, max_threads_per_sm);
-    return count;
-  }
+  if (problem->op == CUREDUCE_OP_EXACT_SUM)
+    return exact_family_specs(problem, sm_count, max_threads_per_sm, out);
   switch (problem->layout) {
   case CUREDUCE_LAYOUT_ROWS:
     if (row_bytes <= GROUP_ROW_BYTES_MAX)

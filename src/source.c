@@ -81,9 +81,12 @@ static int strategy_templates(const cureduce_spec *spec, const char *files[TEMPL
   if (spec->op == CUREDUCE_OP_EXACT_SUM) { /* the rounding it shares with the host */
     files[count++] = "exact_round.h";
     files[count++] = "exact.cuh";
-    files[count++] = !shaped                                             ? "exact_sum.cu"
-                     : spec->strategy == CUREDUCE_STRATEGY_COLUMN_TILES ? "exact_columns.cu"
-                                                                         : "exact_rows.cu";
+    static const char *const shaped_kernels[] = {
+        [CUREDUCE_EXACT_BLOCK_ROWS] = "exact_rows.cu",
+        [CUREDUCE_EXACT_WARP_COLUMNS] = "exact_columns.cu",
+        [CUREDUCE_EXACT_GROUPS] = "exact_groups.cu",
+    };
+    files[count++] = shaped ? shaped_kernels[cureduce_exact_kernel_of(spec)] : "exact_sum.cu";
     return count;
   }
   files[count++] = strategy;

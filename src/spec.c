@@ -63,18 +63,32 @@ static bool whole_blocks_a_row(cureduce_strategy strategy) {
   return strategy == CUREDUCE_STRATEGY_ROW_BLOCKS || strategy == CUREDUCE_STRATEGY_SEGMENT_BLOCKS;
 }
 
-/* Exact sums of shapes: blocks a row or segment (exact_rows.cu) or a warp a column
- * (exact_columns.cu: t32, single elements a load), each rounded. */
-static cureduce_status check_exact_shaped_fields(const cureduce_spec *spec, const char *name) {
+cureduce_exact_kernel cureduce_exact_kernel_of(const cureduce_spec *spec) {
+  if (whole_blocks_a_row((cureduce_strategy)spec->strategy))
+    return CUREDUCE_EXACT_BLOCK_ROWS;
   bool columns = spec->strategy == CUREDUCE_STRATEGY_COLUMN_TILES;
-  CUREDUCE_RETURN_ERROR_IF(!columns && !whole_blocks_a_row((cureduce_strategy)spec->strategy), INVALID_SPEC,
-                           "%s does not do exact_sum: row_blocks, segment_blocks and column_tiles do", name);
+  return columns && spec->group == 32 ? CUREDUCE_EXACT_WARP_COLUMNS : CUREDUCE_EXACT_GROUPS;
+}
+
+/* Exact sums of shapes (cureduce_exact_kernel_of), each rounded: column tiles of a warp or a
+ * thread a column, groups that take no compiled row length, and single elements a load where a
+ * warp or a group reads them one by one. */
+static cureduce_status check_exact_shaped_fields(const cureduce_spec *spec, const char *name) {
   CUREDUCE_RETURN_ERROR_IF(spec->output == CUREDUCE_I64, INVALID_SPEC,
                            "%s rounds each exact sum: exact partials (i64 output) are whole arrays' only", name);
+  bool columns = spec->strategy == CUREDUCE_STRATEGY_COLUMN_TILES;
+  CUREDUCE_RETURN_ERROR_IF(columns && spec->group != 32 && spec->group != 1, INVALID_SPEC,
+                           "an exact sum of columns takes a warp a column (t32) or a thread a column (t1), not t%u",
+                           spec->group);
+  cureduce_exact_kernel kernel = cureduce_exact_kernel_of(spec);
+  CUREDUCE_RETURN_ERROR_IF(kernel == CUREDUCE_EXACT_GROUPS && spec->cols, INVALID_SPEC,
+                           "%s of exact sums reads the row length at run time: c must be 0", name);
+  CUREDUCE_RETURN_ERROR_IF(columns && spec->group == 1 && spec->splits > 1, INVALID_SPEC,
+                           "a thread a column (t1) takes its column whole: s must be 1, not %u", spec->splits);
   size_t element = cureduce_dtype_size(spec->input);
-  CUREDUCE_RETURN_ERROR_IF(columns && (spec->group != 32 || spec->vector_bytes != element), INVALID_SPEC,
-                           "an exact sum of columns takes a warp a column (t32) and one element a load (v%zu), not "
-                           "t%u and v%u", element, spec->group, spec->vector_bytes);
+  CUREDUCE_RETURN_ERROR_IF(kernel != CUREDUCE_EXACT_BLOCK_ROWS && spec->vector_bytes != element, INVALID_SPEC,
+                           "%s of exact sums loads one element at a time: v must be %zu, not %u", name, element,
+                           spec->vector_bytes);
   return CUREDUCE_STATUS_OK;
 }
 

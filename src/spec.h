@@ -112,6 +112,16 @@ bool cureduce_strategy_is_production(cureduce_strategy strategy);
 cureduce_coverage cureduce_strategy_coverage(cureduce_strategy strategy);
 /* The problem layout a strategy reduces. */
 cureduce_layout cureduce_strategy_layout(cureduce_strategy strategy);
+/* exact_sum's kernels of shapes: a block a row or segment, split or not (exact_rows.cu); a warp a
+ * column, its rows split or not (column_tiles t32: exact_columns.cu); a group of lanes a short row
+ * or segment, or a thread a short column (row and segment groups, column_tiles t1:
+ * exact_groups.cu). */
+typedef enum cureduce_exact_kernel {
+  CUREDUCE_EXACT_BLOCK_ROWS,
+  CUREDUCE_EXACT_WARP_COLUMNS,
+  CUREDUCE_EXACT_GROUPS,
+} cureduce_exact_kernel;
+cureduce_exact_kernel cureduce_exact_kernel_of(const cureduce_spec *spec);
 /* Bytes of one accumulator on the device: what a partial takes. */
 size_t cureduce_accumulator_bytes(cureduce_op op, cureduce_transform transform, cureduce_dtype input);
 

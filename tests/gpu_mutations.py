@@ -63,6 +63,22 @@ MUTANTS = [
      "first_row = blockIdx.y * stretch;",
      "first_row = 0 * stretch;",
      ("test-gpu-exact", "", "rows"), "test_hard_rows", "every split of an exact column reads its first stretch of rows"),
+    ("exact_groups.cu",
+     "missed = __any_sync(group_mask(), missed);",
+     "missed = __shfl_sync(group_mask(), missed, 0, CUREDUCE_GROUP);",
+     ("test-gpu-exact", "", "short"), "test_short_rows", "a group takes its first lane's word that nothing missed"),
+    ("exact_groups.cu",
+     "acc[k] = group_fold(acc[k], [](double a, double c) { return __dadd_rn(a, c); });",
+     "acc[k] += 0.0;",
+     ("test-gpu-exact", "", "short"), "test_short_rows", "a group's sum is its first lane's share"),
+    ("exact_groups.cu",
+     "return scalbn(rint(scalbn(exact, -quantum)), quantum);",
+     "return scalbn(round(scalbn(exact, -quantum)), quantum);",
+     ("test-gpu-exact", "", "short"), "test_short_rows", "a short sum's ties round away from zero"),
+    ("exact_groups.cu",
+     "return {input + i, shape.rows, shape.leading};",
+     "return {input + i, shape.rows, 1};",
+     ("test-gpu-exact", "", "short"), "test_short_rows", "a thread's column is read along a row"),
 ]
 
 

@@ -424,29 +424,31 @@ enum {
   hard_column_pitch = hard_rows + 3,
 };
 
-/* The exact sums of the hard rows, as rows of a padded matrix, as segments (segment i is row i's
- * elements) or as the columns of the padded transpose, by the pinned spec or the plan's choice
- * (NULL), into a poisoned output. */
+/* The exact sums of `count` rows, as rows of a padded matrix, as segments (begin offsets, then
+ * end offsets, at `offsets`) or as the columns of the padded transpose, by the pinned spec or the
+ * plan's choice (NULL), into a poisoned output. */
 static void run_rows(const harness_gpu *gpu, const cureduce_problem *problem, CUdeviceptr input, CUdeviceptr offsets,
-                     CUdeviceptr out, const char *spec, cureduce_value got[hard_rows]) {
+                     CUdeviceptr out, const char *spec, size_t count, cureduce_value *got) {
   size_t size = cureduce_dtype_size(problem->output_type);
-  ck_assert(gpu->cu->cuMemsetD8(out, 0xA5, hard_rows * size) == CUDA_SUCCESS);
+  ck_assert(gpu->cu->cuMemsetD8(out, 0xA5, count * size) == CUDA_SUCCESS);
   cureduce_plan *plan = NULL;
   cureduce_status status = cureduce_plan_create(&plan, gpu->context, problem, spec);
   ck_assert_msg(status == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
   const void *in = (const void *)(uintptr_t)input;
-  const int64_t *begin = (const int64_t *)(uintptr_t)offsets, *end = begin + hard_rows;
+  const int64_t *begin = (const int64_t *)(uintptr_t)offsets, *end = begin + count;
   status = problem->layout == CUREDUCE_LAYOUT_SEGMENTS
                ? cureduce_plan_execute_segments(plan, in, begin, end, (void *)(uintptr_t)out, NULL, 0, NULL)
                : cureduce_plan_execute(plan, in, (void *)(uintptr_t)out, NULL, 0, NULL);
   ck_assert_msg(status == CUREDUCE_STATUS_OK, "%s", cureduce_last_error_detail());
   cureduce_plan_destroy(plan);
-  unsigned char results[hard_rows * 8];
-  harness_download(gpu, results, out, hard_rows * size);
-  for (int r = 0; r < hard_rows; r++) {
+  unsigned char *results = malloc(count * size);
+  ck_assert(results);
+  harness_download(gpu, results, out, count * size);
+  for (size_t r = 0; r < count; r++) {
     got[r] = (cureduce_value){.index = -1};
     memcpy(&got[r].value, results + r * size, size);
   }
+  free(results);
 }
 
 /* Element i of row r at (i, r) of a matrix of hard_column_pitch elements a row, whose padding
@@ -513,7 +515,8 @@ START_TEST(test_hard_rows) {
         if (s < count)
           cureduce_spec_format(&specs[s], text);
         cureduce_value got[hard_rows];
-        run_rows(&gpu, &problems[p], p == 2 ? column_input : input, device_offsets, out, s < count ? text : NULL, got);
+        run_rows(&gpu, &problems[p], p == 2 ? column_input : input, device_offsets, out, s < count ? text : NULL,
+                 hard_rows, got);
         for (int r = 0; r < hard_rows; r++) {
           char what[256];
           snprintf(what, sizeof what, "%s, %s->%s, %s %d of %d elements, %s", kind_names[k], cureduce_dtype_name(type),
@@ -534,6 +537,130 @@ START_TEST(test_hard_rows) {
 }
 END_TEST
 
+/* ---- short rows, columns and segments ----------------------------------------------------------- */
+
+/* How a short row is filled (row index modulo SHORT_KIND_COUNT): each sends the groups' fast path
+ * (exact_groups.cu) one way or the other. */
+typedef enum short_kind {
+  SHORT_WIDE,         /* every binade: mostly too wide for the bands, the warp's rare path */
+  SHORT_NEAR_ONE,     /* within a few binades of 1: one band, sums that round */
+  SHORT_TWO_SCALES,   /* near 1 and near 2^-(precision + 4), alternating: two bands whose total may not fit a double */
+  SHORT_CANCELLATION, /* values and their negations, and a small one: the sum is small */
+  SHORT_TIE,          /* 1 and half the output's ulp of 1, then zeros: a tie, rounded to even */
+  SHORT_SUBNORMAL,    /* subnormals of both signs */
+  SHORT_SPECIAL,      /* near 1, and NaN, +inf or -inf at a random place */
+  SHORT_KIND_COUNT
+} short_kind;
+
+static void fill_short(short_kind k, cureduce_dtype type, cureduce_dtype output, void *row, size_t n) {
+  uint64_t one = power_of_two_bits(type, 0) >> layout_of(type).fraction_bits, below = max_biased(type) - 17;
+  uint64_t scale = (uint64_t)precision_of(type) + 4, small = one > scale + 2 ? one - scale : 2; /* f16: its subnormals' edge */
+  for (size_t i = 0; i < n; i++) {
+    uint64_t bits;
+    switch (k) {
+    case SHORT_WIDE: bits = random_finite(type, 0, below); break;
+    case SHORT_TWO_SCALES: bits = i % 2 ? random_finite(type, small - 2, small) : random_finite(type, one - 2, one + 2); break;
+    case SHORT_SUBNORMAL: bits = random_finite(type, 0, 0); break;
+    case SHORT_TIE: bits = i == 0 ? power_of_two_bits(type, 0) : i == 1 ? power_of_two_bits(type, -precision_of(output)) : 0; break;
+    default: bits = random_finite(type, one - 3, one + 3); break;
+    }
+    put_bits(type, row, i, bits);
+  }
+  if (k == SHORT_CANCELLATION)
+    for (size_t i = 0; i + 1 < n; i += 2)
+      put_bits(type, row, i + 1, negated(type, get_bits(type, row, i)));
+  if (k == SHORT_CANCELLATION && n % 2)
+    put_bits(type, row, n - 1, random_finite(type, 1, one > 21 ? one - 20 : 1));
+  if (k == SHORT_SPECIAL) {
+    uint64_t infinity = compose(type, false, max_biased(type) + 1, 0);
+    uint64_t specials[] = {infinity | 1ull << (layout_of(type).fraction_bits - 1), infinity, negated(type, infinity)};
+    put_bits(type, row, (size_t)cureduce_ref_random_range(0, (int64_t)n - 1), specials[cureduce_ref_random() % 3]);
+  }
+}
+
+enum { short_rows = 1500 };
+static const size_t short_lengths[] = {1, 2, 5, 33, 300};
+
+/* Loop index: length * 4 + type. short_rows rows of a padded matrix, each filled as a kind of
+ * short row, the same as segments and as the columns of the padded transpose, through the plan's
+ * choice and every spec the tuner may pick for the shape (groups of lanes a row, a thread a
+ * column, and near the limits blocks a row and a warp a column): each row's result is the
+ * reference's exact sum of its elements, bit for bit. */
+START_TEST(test_short_rows) {
+  size_t n = short_lengths[_i / 4], pitch = n + 3, column_pitch = short_rows + 5;
+  cureduce_dtype type = float_types[_i % 4];
+  harness_gpu gpu = harness_gpu_open();
+  const cureduce_device_info *device = &gpu.context->info;
+  size_t element = cureduce_dtype_size(type), total = short_rows * pitch, transposed = n * column_pitch;
+  unsigned char *host = malloc(total * element), *columns = malloc(transposed * element);
+  int64_t *offsets = malloc(2 * short_rows * sizeof *offsets);
+  cureduce_ref_result *want = malloc(short_rows * sizeof *want);
+  cureduce_value *got = malloc(short_rows * sizeof *got);
+  ck_assert(host && columns && offsets && want && got);
+  for (size_t r = 0; r < short_rows; r++)
+    offsets[r] = (int64_t)(r * pitch), offsets[short_rows + r] = offsets[r] + (int64_t)n;
+  CUdeviceptr input = harness_device_alloc(&gpu, total * element), out = harness_device_alloc(&gpu, short_rows * 8);
+  CUdeviceptr column_input = harness_device_alloc(&gpu, transposed * element);
+  CUdeviceptr device_offsets = harness_device_alloc(&gpu, 2 * short_rows * sizeof *offsets);
+  harness_upload(&gpu, device_offsets, offsets, 2 * short_rows * sizeof *offsets);
+  for (int which = 0; which < (type == CUREDUCE_F16 || type == CUREDUCE_BF16 ? 2 : 1); which++) {
+    cureduce_dtype output = output_of(type, which);
+    fill(EVERY_BINADE, type, output, host, total); /* the padding */
+    fill(EVERY_BINADE, type, output, columns, transposed);
+    for (size_t r = 0; r < short_rows; r++) {
+      unsigned char *row = host + (size_t)offsets[r] * element;
+      fill_short((short_kind)(r % SHORT_KIND_COUNT), type, output, row, n);
+      want[r] = cureduce_ref_exact_sum(type, output, row, n);
+      for (size_t i = 0; i < n; i++)
+        memcpy(columns + (i * column_pitch + r) * element, row + i * element, element);
+    }
+    harness_upload(&gpu, input, host, total * element);
+    harness_upload(&gpu, column_input, columns, transposed * element);
+    cureduce_problem problems[3];
+    cureduce_problem_init_matrix(&problems[0], CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_EXACT_SUM, type, output, short_rows,
+                                 n, pitch);
+    cureduce_problem_init_segments(&problems[1], CUREDUCE_OP_EXACT_SUM, type, output, short_rows);
+    cureduce_problem_init_matrix(&problems[2], CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_EXACT_SUM, type, output, n,
+                                 short_rows, column_pitch);
+    static const char *const layout_names[] = {"row", "segment", "column"};
+    static const char *const short_kind_names[SHORT_KIND_COUNT] = {
+        "wide", "near one", "two scales", "cancellation", "tie", "subnormal", "special"};
+    for (int p = 0; p < 3; p++) {
+      cureduce_spec specs[CUREDUCE_SHAPE_SPACE_MAX];
+      size_t count = cureduce_shape_tune_space(
+          &problems[p], device->sm_count, device->max_threads_per_sm, false,
+          cureduce_shape_workspace_limit(&problems[p], device->sm_count, device->max_threads_per_sm), specs,
+          CUREDUCE_SHAPE_SPACE_MAX);
+      ck_assert(count > 1);
+      harness_compile_ahead(&gpu, specs, count);
+      for (size_t s = 0; s <= count; s++) { /* every spec, then the plan's choice */
+        char text[CUREDUCE_SPEC_TEXT_MAX] = "the plan's choice";
+        if (s < count)
+          cureduce_spec_format(&specs[s], text);
+        run_rows(&gpu, &problems[p], p == 2 ? column_input : input, device_offsets, out, s < count ? text : NULL,
+                 short_rows, got);
+        for (size_t r = 0; r < short_rows; r++) {
+          char what[256];
+          snprintf(what, sizeof what, "%s, %s->%s, %s %zu of %zu elements, %s", short_kind_names[r % SHORT_KIND_COUNT],
+                   cureduce_dtype_name(type), cureduce_dtype_name(output), layout_names[p], r, n, text);
+          expect_bits(output, &got[r], &want[r], what);
+        }
+      }
+    }
+  }
+  gpu.cu->cuMemFree(input);
+  gpu.cu->cuMemFree(column_input);
+  gpu.cu->cuMemFree(out);
+  gpu.cu->cuMemFree(device_offsets);
+  free(host);
+  free(columns);
+  free(offsets);
+  free(want);
+  free(got);
+  harness_gpu_close(&gpu);
+}
+END_TEST
+
 int main(void) {
   harness_split_into_shards();
   Suite *suite = suite_create("gpu-exact");
@@ -548,5 +675,9 @@ int main(void) {
   tcase_set_timeout(rows, 900);
   harness_add_loop_test(rows, test_hard_rows, 0, 4 * KIND_COUNT);
   suite_add_tcase(suite, rows);
+  TCase *short_sequences = tcase_create("short"); /* alone: CK_RUN_CASE=short */
+  tcase_set_timeout(short_sequences, 900);
+  harness_add_loop_test(short_sequences, test_short_rows, 0, 4 * (int)(sizeof short_lengths / sizeof short_lengths[0]));
+  suite_add_tcase(suite, short_sequences);
   return harness_run(suite, true);
 }

@@ -128,36 +128,73 @@ START_TEST(test_space_of_shapes) {
 }
 END_TEST
 
-/* exact_sum's shaped space where the rows or columns are many: a block a row or segment
- * (row_blocks, segment_blocks) or a warp a column (column_tiles, t32, an element a load), one split
- * and no workspace, the heuristic and its loads in flight and block halved and doubled. */
+/* exact_sum's shaped space where the rows or columns are many and long: a block a row (row_blocks)
+ * or a warp a column (column_tiles, t32, an element a load), one split and no workspace, the
+ * heuristic and its loads in flight and block halved and doubled; segments, whose lengths are on
+ * the device, take blocks or groups (segment_groups, an element a load). */
 START_TEST(test_space_of_exact_shapes) {
   cureduce_problem problems[3];
   cureduce_problem_init_matrix(&problems[0], CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_EXACT_SUM, CUREDUCE_F32, CUREDUCE_F32,
-                               1000, 4096, 4096);
+                               1000, 8192, 8192);
   cureduce_problem_init_segments(&problems[1], CUREDUCE_OP_EXACT_SUM, CUREDUCE_BF16, CUREDUCE_F32, 5000);
   cureduce_problem_init_matrix(&problems[2], CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_EXACT_SUM, CUREDUCE_F64,
                                CUREDUCE_F64, 4096, 1000, 1003);
-  static const cureduce_strategy strategies[] = {CUREDUCE_STRATEGY_ROW_BLOCKS, CUREDUCE_STRATEGY_SEGMENT_BLOCKS,
-                                                 CUREDUCE_STRATEGY_COLUMN_TILES};
   for (int i = 0; i < 3; i++) {
     cureduce_spec space[CUREDUCE_SHAPE_SPACE_MAX];
     size_t limit = cureduce_shape_workspace_limit(&problems[i], device.sm_count, device.max_threads_per_sm);
     size_t count = cureduce_shape_tune_space(&problems[i], device.sm_count, device.max_threads_per_sm, false, limit,
                                              space, CUREDUCE_SHAPE_SPACE_MAX);
-    ck_assert_uint_eq(count, 5);
+    ck_assert_uint_eq(count, i == 1 ? 12u : 5u);
+    size_t groups = 0;
     for (size_t c = 0; c < count; c++) {
       ck_assert(cureduce_spec_validate_production(&space[c]) == CUREDUCE_STATUS_OK);
-      ck_assert_uint_eq(space[c].strategy, strategies[i]);
       ck_assert_uint_eq(space[c].splits, 1);
+      bool grouped = space[c].strategy == CUREDUCE_STRATEGY_SEGMENT_GROUPS;
+      groups += grouped;
+      if (i == 0)
+        ck_assert_uint_eq(space[c].strategy, CUREDUCE_STRATEGY_ROW_BLOCKS);
+      if (i == 1)
+        ck_assert(grouped ? space[c].vector_bytes == 2 : space[c].strategy == CUREDUCE_STRATEGY_SEGMENT_BLOCKS);
       if (i == 2)
-        ck_assert(space[c].group == 32 && space[c].vector_bytes == 8);
+        ck_assert(space[c].strategy == CUREDUCE_STRATEGY_COLUMN_TILES && space[c].group == 32 &&
+                  space[c].vector_bytes == 8);
       ck_assert_uint_eq(cureduce_shape_geometry(&space[c], &problems[i], device.sm_count).workspace_bytes, 0);
     }
+    ck_assert_uint_eq(groups, i == 1 ? 7u : 0u);
     ck_assert_uint_eq(cureduce_shape_tune_space(&problems[i], device.sm_count, device.max_threads_per_sm, true, limit,
                                                 space, CUREDUCE_SHAPE_SPACE_MAX),
-                      1);
+                      i == 1 ? 4u : 1u);
   }
+}
+END_TEST
+
+/* exact_sum of short rows and columns: groups of lanes a row (row_groups, as many lanes as give
+ * each about 16 elements) and a thread a column (column_tiles t1, one split), an element a load, no
+ * workspace; columns near the limit take a warp a column in the space too. */
+START_TEST(test_space_of_short_exact_shapes) {
+  cureduce_problem rows, columns;
+  cureduce_problem_init_matrix(&rows, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_EXACT_SUM, CUREDUCE_F32, CUREDUCE_F32, 1 << 16,
+                               100, 103);
+  cureduce_problem_init_matrix(&columns, CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_EXACT_SUM, CUREDUCE_F16, CUREDUCE_F32, 64,
+                               1 << 16, 1 << 16);
+  cureduce_spec heuristic = cureduce_shape_heuristic(&rows, device.sm_count, device.max_threads_per_sm);
+  ck_assert(heuristic.strategy == CUREDUCE_STRATEGY_ROW_GROUPS && heuristic.group == 8 && heuristic.vector_bytes == 4);
+  heuristic = cureduce_shape_heuristic(&columns, device.sm_count, device.max_threads_per_sm);
+  ck_assert(heuristic.strategy == CUREDUCE_STRATEGY_COLUMN_TILES && heuristic.group == 1 && heuristic.splits == 1);
+  cureduce_spec space[CUREDUCE_SHAPE_SPACE_MAX];
+  size_t limit = cureduce_shape_workspace_limit(&columns, device.sm_count, device.max_threads_per_sm);
+  size_t count = cureduce_shape_tune_space(&columns, device.sm_count, device.max_threads_per_sm, false, limit, space,
+                                           CUREDUCE_SHAPE_SPACE_MAX);
+  bool thread_a_column = false, warp_a_column = false;
+  for (size_t c = 0; c < count; c++) {
+    ck_assert(cureduce_spec_validate_production(&space[c]) == CUREDUCE_STATUS_OK);
+    ck_assert(space[c].group == 1 || space[c].group == 32);
+    thread_a_column |= space[c].group == 1;
+    warp_a_column |= space[c].group == 32;
+    if (space[c].group == 1)
+      ck_assert_uint_eq(cureduce_shape_geometry(&space[c], &columns, device.sm_count).workspace_bytes, 0);
+  }
+  ck_assert(thread_a_column && warp_a_column);
 }
 END_TEST
 
@@ -236,6 +273,7 @@ int main(void) {
   tcase_add_test(space, test_candidates_of_a_bucket);
   tcase_add_test(space, test_space_of_shapes);
   tcase_add_test(space, test_space_of_exact_shapes);
+  tcase_add_test(space, test_space_of_short_exact_shapes);
   tcase_add_test(space, test_space_of_split_exact_shapes);
   tcase_add_test(space, test_fit_workspace);
   tcase_add_test(space, test_pair_jobs_refused);
