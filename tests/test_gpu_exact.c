@@ -451,6 +451,52 @@ static void run_rows(const harness_gpu *gpu, const cureduce_problem *problem, CU
   free(results);
 }
 
+/* Rows filled as hard inputs: `count` rows of `length` elements, as rows of a matrix `pitch`
+ * elements a row, as segments, and as the columns of its transpose, `column_pitch` a row. */
+static void init_row_problems(cureduce_problem problems[3], cureduce_dtype type, cureduce_dtype output, size_t count,
+                              size_t length, size_t pitch, size_t column_pitch) {
+  cureduce_problem_init_matrix(&problems[0], CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_EXACT_SUM, type, output, count, length,
+                               pitch);
+  cureduce_problem_init_segments(&problems[1], CUREDUCE_OP_EXACT_SUM, type, output, count);
+  cureduce_problem_init_matrix(&problems[2], CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_EXACT_SUM, type, output, length,
+                               count, column_pitch);
+}
+
+/* Each of the three problems through every spec the tuner may pick for it, then the plan's
+ * choice: row r's result is want[r], bit for bit; kinds[r % kind_count] names its data. */
+static void check_every_spec(const harness_gpu *gpu, const cureduce_problem problems[3], CUdeviceptr input,
+                             CUdeviceptr column_input, CUdeviceptr offsets, CUdeviceptr out,
+                             const cureduce_ref_result *want, const char *const *kinds, size_t kind_count) {
+  static const char *const layout_names[] = {"row", "segment", "column"};
+  const cureduce_device_info *device = &gpu->context->info;
+  size_t count = problems[0].rows, length = problems[0].cols;
+  cureduce_value *got = malloc(count * sizeof *got);
+  ck_assert(got);
+  for (int p = 0; p < 3; p++) {
+    cureduce_spec specs[CUREDUCE_SHAPE_SPACE_MAX];
+    size_t spec_count = cureduce_shape_tune_space(
+        &problems[p], device->sm_count, device->max_threads_per_sm, false,
+        cureduce_shape_workspace_limit(&problems[p], device->sm_count, device->max_threads_per_sm), specs,
+        CUREDUCE_SHAPE_SPACE_MAX);
+    ck_assert(spec_count > 1);
+    harness_compile_ahead(gpu, specs, spec_count);
+    for (size_t s = 0; s <= spec_count; s++) { /* every spec, then the plan's choice */
+      char text[CUREDUCE_SPEC_TEXT_MAX] = "the plan's choice";
+      if (s < spec_count)
+        cureduce_spec_format(&specs[s], text);
+      run_rows(gpu, &problems[p], p == 2 ? column_input : input, offsets, out, s < spec_count ? text : NULL, count, got);
+      for (size_t r = 0; r < count; r++) {
+        char what[256];
+        snprintf(what, sizeof what, "%s, %s->%s, %s %zu of %zu elements, %s", kinds[r % kind_count],
+                 cureduce_dtype_name(problems[p].input_type), cureduce_dtype_name(problems[p].output_type),
+                 layout_names[p], r, length, text);
+        expect_bits(problems[p].output_type, &got[r], &want[r], what);
+      }
+    }
+  }
+  free(got);
+}
+
 /* Element i of row r at (i, r) of a matrix of hard_column_pitch elements a row, whose padding
  * keeps what `padding` holds. */
 static void transpose_rows(const unsigned char *rows, const unsigned char *padding, size_t element,
@@ -469,7 +515,6 @@ START_TEST(test_hard_rows) {
   kind k = (kind)(_i / 4);
   cureduce_dtype type = float_types[_i % 4];
   harness_gpu gpu = harness_gpu_open();
-  const cureduce_device_info *device = &gpu.context->info;
   size_t element = cureduce_dtype_size(type), total = (size_t)hard_rows * hard_row_pitch;
   size_t transposed = (size_t)hard_row_length * hard_column_pitch;
   unsigned char *host = malloc(total * element), *columns = malloc(transposed * element);
@@ -496,35 +541,8 @@ START_TEST(test_hard_rows) {
     transpose_rows(host, padding, element, columns);
     harness_upload(&gpu, column_input, columns, transposed * element);
     cureduce_problem problems[3];
-    cureduce_problem_init_matrix(&problems[0], CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_EXACT_SUM, type, output, hard_rows,
-                                 hard_row_length, hard_row_pitch);
-    cureduce_problem_init_segments(&problems[1], CUREDUCE_OP_EXACT_SUM, type, output, hard_rows);
-    cureduce_problem_init_matrix(&problems[2], CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_EXACT_SUM, type, output,
-                                 hard_row_length, hard_rows, hard_column_pitch);
-    static const char *const layout_names[] = {"row", "segment", "column"};
-    for (int p = 0; p < 3; p++) {
-      cureduce_spec specs[CUREDUCE_SHAPE_SPACE_MAX];
-      size_t count = cureduce_shape_tune_space(
-          &problems[p], device->sm_count, device->max_threads_per_sm, false,
-          cureduce_shape_workspace_limit(&problems[p], device->sm_count, device->max_threads_per_sm), specs,
-          CUREDUCE_SHAPE_SPACE_MAX);
-      ck_assert(count > 1);
-      harness_compile_ahead(&gpu, specs, count);
-      for (size_t s = 0; s <= count; s++) { /* every spec, then the plan's choice */
-        char text[CUREDUCE_SPEC_TEXT_MAX] = "the plan's choice";
-        if (s < count)
-          cureduce_spec_format(&specs[s], text);
-        cureduce_value got[hard_rows];
-        run_rows(&gpu, &problems[p], p == 2 ? column_input : input, device_offsets, out, s < count ? text : NULL,
-                 hard_rows, got);
-        for (int r = 0; r < hard_rows; r++) {
-          char what[256];
-          snprintf(what, sizeof what, "%s, %s->%s, %s %d of %d elements, %s", kind_names[k], cureduce_dtype_name(type),
-                   cureduce_dtype_name(output), layout_names[p], r, hard_row_length, text);
-          expect_bits(output, &got[r], &want[r], what);
-        }
-      }
-    }
+    init_row_problems(problems, type, output, hard_rows, hard_row_length, hard_row_pitch, hard_column_pitch);
+    check_every_spec(&gpu, problems, input, column_input, device_offsets, out, want, &kind_names[k], 1);
   }
   gpu.cu->cuMemFree(input);
   gpu.cu->cuMemFree(column_input);
@@ -590,13 +608,11 @@ START_TEST(test_short_rows) {
   size_t n = short_lengths[_i / 4], pitch = n + 3, column_pitch = short_rows + 5;
   cureduce_dtype type = float_types[_i % 4];
   harness_gpu gpu = harness_gpu_open();
-  const cureduce_device_info *device = &gpu.context->info;
   size_t element = cureduce_dtype_size(type), total = short_rows * pitch, transposed = n * column_pitch;
   unsigned char *host = malloc(total * element), *columns = malloc(transposed * element);
   int64_t *offsets = malloc(2 * short_rows * sizeof *offsets);
   cureduce_ref_result *want = malloc(short_rows * sizeof *want);
-  cureduce_value *got = malloc(short_rows * sizeof *got);
-  ck_assert(host && columns && offsets && want && got);
+  ck_assert(host && columns && offsets && want);
   for (size_t r = 0; r < short_rows; r++)
     offsets[r] = (int64_t)(r * pitch), offsets[short_rows + r] = offsets[r] + (int64_t)n;
   CUdeviceptr input = harness_device_alloc(&gpu, total * element), out = harness_device_alloc(&gpu, short_rows * 8);
@@ -616,37 +632,12 @@ START_TEST(test_short_rows) {
     }
     harness_upload(&gpu, input, host, total * element);
     harness_upload(&gpu, column_input, columns, transposed * element);
-    cureduce_problem problems[3];
-    cureduce_problem_init_matrix(&problems[0], CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_EXACT_SUM, type, output, short_rows,
-                                 n, pitch);
-    cureduce_problem_init_segments(&problems[1], CUREDUCE_OP_EXACT_SUM, type, output, short_rows);
-    cureduce_problem_init_matrix(&problems[2], CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_EXACT_SUM, type, output, n,
-                                 short_rows, column_pitch);
-    static const char *const layout_names[] = {"row", "segment", "column"};
     static const char *const short_kind_names[SHORT_KIND_COUNT] = {
         "wide", "near one", "two scales", "cancellation", "tie", "subnormal", "special"};
-    for (int p = 0; p < 3; p++) {
-      cureduce_spec specs[CUREDUCE_SHAPE_SPACE_MAX];
-      size_t count = cureduce_shape_tune_space(
-          &problems[p], device->sm_count, device->max_threads_per_sm, false,
-          cureduce_shape_workspace_limit(&problems[p], device->sm_count, device->max_threads_per_sm), specs,
-          CUREDUCE_SHAPE_SPACE_MAX);
-      ck_assert(count > 1);
-      harness_compile_ahead(&gpu, specs, count);
-      for (size_t s = 0; s <= count; s++) { /* every spec, then the plan's choice */
-        char text[CUREDUCE_SPEC_TEXT_MAX] = "the plan's choice";
-        if (s < count)
-          cureduce_spec_format(&specs[s], text);
-        run_rows(&gpu, &problems[p], p == 2 ? column_input : input, device_offsets, out, s < count ? text : NULL,
-                 short_rows, got);
-        for (size_t r = 0; r < short_rows; r++) {
-          char what[256];
-          snprintf(what, sizeof what, "%s, %s->%s, %s %zu of %zu elements, %s", short_kind_names[r % SHORT_KIND_COUNT],
-                   cureduce_dtype_name(type), cureduce_dtype_name(output), layout_names[p], r, n, text);
-          expect_bits(output, &got[r], &want[r], what);
-        }
-      }
-    }
+    cureduce_problem problems[3];
+    init_row_problems(problems, type, output, short_rows, n, pitch, column_pitch);
+    check_every_spec(&gpu, problems, input, column_input, device_offsets, out, want, short_kind_names,
+                     SHORT_KIND_COUNT);
   }
   gpu.cu->cuMemFree(input);
   gpu.cu->cuMemFree(column_input);
@@ -656,7 +647,6 @@ START_TEST(test_short_rows) {
   free(columns);
   free(offsets);
   free(want);
-  free(got);
   harness_gpu_close(&gpu);
 }
 END_TEST
