@@ -11,7 +11,7 @@
 //                          the exponent of its smallest subnormal
 // and exact_round.h comes before it: the rounding (cureduce_exact_round), shared with the host.
 // The kernels follow it: exact_sum.cu for a whole array, exact_rows.cu for rows and segments,
-// exact_columns.cu for columns.
+// exact_columns.cu for columns, exact_groups.cu for short rows, segments and columns.
 //
 // How a sum stays exact:
 //  1. A thread adds its elements into a few double accumulators ("bands"), each of which only
@@ -344,9 +344,9 @@ union paired {
   unsigned pair[pairs_per_vector];
 };
 
-// Columns (exact_columns.cu): a warp walks a column, whose elements lie `gap` apart (the matrix's
-// leading dimension; its vectors are single elements); elsewhere they lie side by side, and gap
-// is 1 at compile time.
+// Columns (exact_columns.cu, and exact_groups.cu's rare path): a warp walks a column, whose
+// elements lie `gap` apart (the matrix's leading dimension; its vectors are single elements);
+// elsewhere they lie side by side, and gap is 1 at compile time.
 #if defined(CUREDUCE_LAYOUT) && CUREDUCE_LAYOUT == CUREDUCE_LAYOUT_COLUMNS
 const bool walks_columns = true;
 #else

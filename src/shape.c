@@ -94,9 +94,6 @@ static cureduce_spec row_groups_spec(const cureduce_problem *problem, int max_th
   return spec;
 }
 
-/* exact_sum of columns: tiles of a warp a column (exact_columns.cu: t32, one element a load), the
- * rows split where the tiles are too few to fill the device and a slot holds their words and
- * tickets, each warp keeping at least a round of loads a split. */
 /* exact_sum of rows or segments: blocks a row or segment (exact_rows.cu), split where the rows are
  * too few to fill the device and a slot holds their words and tickets (more rows fill it unsplit). */
 static cureduce_spec exact_blocks_spec(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
@@ -110,6 +107,9 @@ static cureduce_spec exact_blocks_spec(const cureduce_problem *problem, int sm_c
   return spec;
 }
 
+/* exact_sum of columns: tiles of a warp a column (exact_columns.cu: t32, one element a load), the
+ * rows split where the tiles are too few to fill the device and a slot holds their words and
+ * tickets, each warp keeping at least a round of loads a split. */
 static cureduce_spec exact_columns_spec(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
   cureduce_spec spec = base_spec(problem, CUREDUCE_STRATEGY_COLUMN_TILES, SHAPED_BLOCK, max_threads_per_sm);
   spec.group = 32;
