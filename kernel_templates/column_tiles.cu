@@ -63,10 +63,11 @@ extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK)
   const u64 tile_first = (u64)blockIdx.x * across * vector_elements;
   const u64 col = tile_first + (threadIdx.x % across) * vector_elements;
   const u64 valid = col >= shape.cols ? 0 : shape.cols - col < vector_elements ? shape.cols - col : vector_elements;
+  const kernel_source source = source_of(input, second);
   acc_t acc[vector_elements];
 #pragma unroll
-  for (int j = 0; j < vector_elements; j++) acc[j] = op::identity();
-  accumulate_columns(acc, source_of(input, second), shape, col, valid);
+  for (int j = 0; j < vector_elements; j++) acc[j] = sequence_start(source.from(col + j), j < valid ? shape.rows : 0);
+  accumulate_columns(acc, source, shape, col, valid);
   fold_down(acc);
   const bool holds = threadIdx.x < across;
   if (gridDim.y == 1) {

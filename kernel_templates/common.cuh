@@ -199,25 +199,19 @@ template <> struct reduction<CUREDUCE_OP_NORM2, CUREDUCE_DTYPE_F64> {
 };
 
 // mean, variances and standard deviations: one accumulator, the moments of the elements folded so
-// far: their count, and their deviations from `shift`, one of them, summed and squared-and-summed,
-// in f64. A thread's shift is its first element, so its sums stay near the data's spread and the
-// sum of squares formula's cancellation never bites: every |x - shift| is at most twice the largest
-// deviation from the mean, D, so the squared deviations' sum errs by a few epsilons of n D^2 per
-// addition, however far the mean is from 0 (tools/reference.c states the bound). Two
-// accumulators join without a division: b's sums move to a's shift, d = b.shift - a.shift away,
-// (x - a.shift) = (x - b.shift) + d, so sum + count d and squares + d (2 sum + count d); with d
-// itself a difference of two elements, that keeps the bound. (Chan's merge through the means
-// costs five f64 divisions a merge, in every level of every block's tree.) The count is an f64
-// too: exact to 2^53 elements, and never converted.
+// far: their count, and their deviations from `shift` summed and squared-and-summed, in f64. The
+// shift is the first element of the sequence (the array, row, column or segment), which every
+// thread reads before its own (start, and sequence_start below), so that the sums stay near the
+// data's spread and the sum of squares formula's cancellation never bites: every |x - shift| is at
+// most twice the largest deviation from the mean, D, so the squared deviations' sum errs by a few
+// epsilons of n D^2 per addition, however far the mean is from 0 (tools/reference.c states the
+// bound). With one shift for the whole sequence, accumulators join by adding their sums, in every
+// tree; a shift per thread, moved at each merge (sum + count d, squares + d (2 sum + count d)),
+// made the trees' f64 chains the largest part of the moments' time at 2^20 elements, beyond the
+// sum's. The count is an f64 too: exact to 2^53 elements, and never converted.
 struct moments {
   double shift, sum, squares, count;
 };
-// m's sums taken from `shift` instead (m holds elements): d = m.shift - shift away, each deviation
-// grows by d, so sum + count d and squares + d (sum + moved sum).
-__device__ __forceinline__ moments moments_moved(moments m, double shift) {
-  const double d = m.shift - shift, moved_sum = fma(m.count, d, m.sum);
-  return moments{shift, moved_sum, fma(d, m.sum + moved_sum, m.squares), m.count};
-}
 // The variances and standard deviations give their value with the mean (store_result writes both).
 struct spread_pair {
   double value, mean;
@@ -225,23 +219,38 @@ struct spread_pair {
 template <int IN, int OP> struct moments_reduction {
   typedef element<IN> E;
   typedef moments acc;
-  static __device__ __forceinline__ acc identity() { return acc{0.0, 0.0, 0.0, 0.0}; }
-  static __device__ __forceinline__ acc lift(typename E::storage s, u64) { return acc{(double)E::to_value(s), 0.0, 0.0, 1.0}; }
+  // Nothing folded, and no shift: a NaN one, so that elements folded into an accumulator that no
+  // sequence started give NaN rather than sums from a shift that no other accumulator shares.
+  static __device__ __forceinline__ acc identity() {
+    return acc{__longlong_as_double(0x7ff8000000000000LL), 0.0, 0.0, 0.0};
+  }
+  static __device__ __forceinline__ acc start(typename E::storage first) { return acc{(double)E::to_value(first), 0.0, 0.0, 0.0}; }
   // The deviation is a subtraction of its own (__dsub_rn is never fused): an f64 map that ends in
   // a multiply (x * y, x * x) fused into it would leave the mapped value unrounded, half an ulp of
   // the value from the value the operation is defined on, which the bound (epsilons of the
   // spread, not of the values) does not cover when the values lie close together.
   static __device__ __forceinline__ acc fold_element(acc a, typename E::storage s) {
-    const double x = E::to_value(s), shift = a.count != 0.0 ? a.shift : x, d = __dsub_rn(x, shift);
-    return acc{shift, a.sum + d, fma(d, d, a.squares), a.count + 1.0};
+    const double d = __dsub_rn(E::to_value(s), a.shift);
+    return acc{a.shift, a.sum + d, fma(d, d, a.squares), a.count + 1.0};
+  }
+  // N elements in order, as N fold_elements give them (the same bits), the count added once.
+  template <int N> static __device__ __forceinline__ acc fold_elements(acc a, const typename E::storage (&s)[N]) {
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+      const double d = __dsub_rn(E::to_value(s[j]), a.shift);
+      a.sum += d;
+      a.squares = fma(d, d, a.squares);
+    }
+    a.count += N;
+    return a;
   }
   static __device__ __forceinline__ double mean_of(acc a) { return a.shift + a.sum / a.count; }
   static __device__ __forceinline__ double squares_of(acc a) { return a.squares - a.sum * (a.sum / a.count); }
+  // Two accumulators of one sequence: one shift, or none where nothing was folded.
   static __device__ __forceinline__ acc combine(acc a, acc b) {
     if (a.count == 0.0) return b;
     if (b.count == 0.0) return a;
-    const acc moved = moments_moved(b, a.shift);
-    return acc{a.shift, a.sum + moved.sum, a.squares + moved.squares, a.count + b.count};
+    return acc{a.shift, a.sum + b.sum, a.squares + b.squares, a.count + b.count};
   }
   // A NaN or an infinity (or f64 deviations beyond f64's range) leaves the mean non-finite: then
   // every statistic is NaN. No elements: the mean is 0/0.
@@ -566,18 +575,39 @@ template <int IN> struct transform<CUREDUCE_TRANSFORM_NONZERO, IN> {
 typedef transform<CUREDUCE_TRANSFORM, CUREDUCE_INPUT> map;
 
 // One element into an accumulator: combine(acc, lift(element)), but for the accumulators whose
-// operations fold a single element more cheaply (fold_element: the moments' and logsumexp's).
+// operations fold a single element more cheaply (fold_element: the moments' and logsumexp's); and
+// a run of N elements in index order, the first at first_index, which the moments fold at once.
+// A sequence's accumulators start from identity(), but the moments' (shifted) from its first element.
 template <typename R, typename A> struct element_fold {
+  static const bool shifted = false;
+  template <typename S> static __device__ __forceinline__ A start(S) { return R::identity(); }
   template <typename S> static __device__ __forceinline__ A fold(A a, S s, u64 index) {
     return R::combine(a, R::lift(s, index));
   }
+  template <int N, typename S> static __device__ __forceinline__ A fold_run(A a, const S (&s)[N], u64 first_index) {
+#pragma unroll
+    for (int j = 0; j < N; j++) a = element_fold<R, A>::fold(a, s[j], first_index + j);
+    return a;
+  }
 };
 template <typename R> struct element_fold<R, moments> {
+  static const bool shifted = true;
+  template <typename S> static __device__ __forceinline__ moments start(S first) { return R::start(first); }
   template <typename S> static __device__ __forceinline__ moments fold(moments a, S s, u64) { return R::fold_element(a, s); }
+  template <int N, typename S> static __device__ __forceinline__ moments fold_run(moments a, const S (&s)[N], u64) {
+    return R::fold_elements(a, s);
+  }
 };
 template <typename R, typename F> struct element_fold<R, log_sum<F> > {
+  static const bool shifted = false;
+  template <typename S> static __device__ __forceinline__ log_sum<F> start(S) { return R::identity(); }
   template <typename S> static __device__ __forceinline__ log_sum<F> fold(log_sum<F> a, S s, u64) {
     return R::fold_element(a, s);
+  }
+  template <int N, typename S> static __device__ __forceinline__ log_sum<F> fold_run(log_sum<F> a, const S (&s)[N], u64) {
+#pragma unroll
+    for (int j = 0; j < N; j++) a = R::fold_element(a, s[j]);
+    return a;
   }
 };
 
@@ -585,18 +615,34 @@ template <typename R, typename F> struct element_fold<R, log_sum<F> > {
 // two inputs) through the map.
 template <int OP> struct mapped_reduction : reduction<OP, map::mapped> {
   typedef reduction<OP, map::mapped> base;
+  typedef typename base::acc acc;
+  typedef element_fold<base, acc> folds;
   typedef typename element<CUREDUCE_INPUT>::storage input_storage;
+  typedef typename element<map::mapped>::storage mapped_storage;
+  static const bool shifted = folds::shifted;
+  static __device__ __forceinline__ acc start(mapped_storage first) { return folds::start(first); }
 #if CUREDUCE_PAIR
-  static __device__ __forceinline__ typename base::acc fold_pair(typename base::acc a, input_storage x, input_storage y,
-                                                                 u64 index) {
-    return element_fold<base, typename base::acc>::fold(a, map::apply(x, y), index);
+  static __device__ __forceinline__ acc fold_pair(acc a, input_storage x, input_storage y, u64 index) {
+    return folds::fold(a, map::apply(x, y), index);
+  }
+  template <int N>
+  static __device__ __forceinline__ acc fold_pair_run(acc a, const input_storage (&x)[N], const input_storage (&y)[N],
+                                                      u64 first_index) {
+    mapped_storage mapped[N];
+#pragma unroll
+    for (int j = 0; j < N; j++) mapped[j] = map::apply(x[j], y[j]);
+    return folds::fold_run(a, mapped, first_index);
   }
 #else
-  static __device__ __forceinline__ typename base::acc lift(input_storage s, u64 index) {
-    return base::lift(map::apply(s), index);
+  static __device__ __forceinline__ acc lift(input_storage s, u64 index) { return base::lift(map::apply(s), index); }
+  static __device__ __forceinline__ acc fold(acc a, input_storage s, u64 index) {
+    return folds::fold(a, map::apply(s), index);
   }
-  static __device__ __forceinline__ typename base::acc fold(typename base::acc a, input_storage s, u64 index) {
-    return element_fold<base, typename base::acc>::fold(a, map::apply(s), index);
+  template <int N> static __device__ __forceinline__ acc fold_run(acc a, const input_storage (&s)[N], u64 first_index) {
+    mapped_storage mapped[N];
+#pragma unroll
+    for (int j = 0; j < N; j++) mapped[j] = map::apply(s[j]);
+    return folds::fold_run(a, mapped, first_index);
   }
 #endif
 };
@@ -647,22 +693,20 @@ template <typename A> struct warp_fold {
     return v;
   }
 };
-// The moments' merge costs eight shuffles and nine f64 operations a level; the warp's lanes first
-// move to one shift instead, the first lane's that holds elements (an element, which keeps the
-// bound), and then each level adds three numbers. At 2^20 elements, where every thread folds
-// only a few vectors, the warps' trees are most of the kernel's work.
+// The moments of one sequence share its shift: a warp adds sums, squares and counts, and takes
+// the shift of a lane that holds elements (the others may have none), which the tree's shuffles
+// hide.
 template <> struct warp_fold<moments> {
   static __device__ __forceinline__ moments reduce(moments v) {
     const unsigned holders = __ballot_sync(0xffffffffu, v.count != 0.0);
-    if (holders == 0) return v;
-    const double shift = __shfl_sync(0xffffffffu, v.shift, __ffs(holders) - 1);
-    v = v.count != 0.0 ? moments_moved(v, shift) : moments{shift, 0.0, 0.0, 0.0};
+    const double shift = __shfl_sync(0xffffffffu, v.shift, holders ? __ffs(holders) - 1 : 0);
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) {
       v.sum += __shfl_down_sync(0xffffffffu, v.sum, offset);
       v.squares += __shfl_down_sync(0xffffffffu, v.squares, offset);
       v.count += __shfl_down_sync(0xffffffffu, v.count, offset);
     }
+    v.shift = shift;
     return v;
   }
 };
@@ -1020,9 +1064,7 @@ __device__ __forceinline__ void fold_loads(acc_t *acc, const vector_t *loaded, u
 __device__ __forceinline__ acc_t fold_vector(acc_t acc, vector_t raw, u64 first_index) {
   unpacked u;
   u.raw = raw;
-#pragma unroll
-  for (int j = 0; j < vector_elements; j++) acc = op::fold(acc, u.element[j], first_index + j);
-  return acc;
+  return op::fold_run(acc, u.element, first_index);
 }
 #endif
 
@@ -1061,6 +1103,7 @@ struct single_source {
     return op::fold(acc, u.element[j], index);
   }
   __device__ __forceinline__ acc_t fold_element(acc_t acc, u64 i, u64 index) const { return op::fold(acc, input[i], index); }
+  __device__ __forceinline__ op::mapped_storage first_mapped() const { return map::apply(input[0]); }
   __device__ __forceinline__ bool rows_aligned(u64 leading) const {
     return (((u64)input | leading * sizeof(input_t)) % CUREDUCE_VECTOR_BYTES) == 0;
   }
@@ -1100,9 +1143,9 @@ struct pair_source {
     return op::fold_pair(acc, ux.element[j], uy.element[j], index);
   }
   static __device__ __forceinline__ acc_t fold_one(acc_t acc, loads loaded, u64 first_index) {
-#pragma unroll
-    for (int j = 0; j < vector_elements; j++) acc = fold_lane(acc, loaded, j, first_index + j);
-    return acc;
+    unpacked ux, uy;
+    ux.raw = loaded.x, uy.raw = loaded.y;
+    return op::fold_pair_run(acc, ux.element, uy.element, first_index);
   }
   static __device__ __forceinline__ void fold_all(acc_t *acc, const loads *loaded, u64 first_index, u64 stride) {
 #pragma unroll
@@ -1111,6 +1154,7 @@ struct pair_source {
   __device__ __forceinline__ acc_t fold_element(acc_t acc, u64 i, u64 index) const {
     return op::fold_pair(acc, x[i], y[i], index);
   }
+  __device__ __forceinline__ op::mapped_storage first_mapped() const { return map::apply(x[0], y[0]); }
   __device__ __forceinline__ bool rows_aligned(u64 leading) const {
     return (((u64)x | (u64)y | leading * sizeof(input_t)) % CUREDUCE_VECTOR_BYTES) == 0;
   }
@@ -1131,6 +1175,12 @@ __device__ __forceinline__ kernel_source source_of(const input_t *__restrict__ x
 #endif
 }
 
+// The accumulator a fold of the sequence's n elements starts from: identity(), but the moments'
+// take the first element as their shift (moments_reduction), read for them only.
+template <typename S> __device__ __forceinline__ acc_t sequence_start(const S &sequence, u64 n) {
+  return op::shifted && n != 0 ? op::start(sequence.first_mapped()) : op::identity();
+}
+
 // The elements [0, n) of the source, taken by `threads` threads of which this is `thread`: whole
 // loads in a strided loop, CUREDUCE_UNROLL in flight, the head and tail element by element.
 // Indices are from the source's start.
@@ -1143,7 +1193,7 @@ __device__ __forceinline__ acc_t strided_accumulate(const S &source, u64 n, u64 
 
   acc_t acc[CUREDUCE_UNROLL];
 #pragma unroll
-  for (int k = 0; k < CUREDUCE_UNROLL; k++) acc[k] = op::identity();
+  for (int k = 0; k < CUREDUCE_UNROLL; k++) acc[k] = sequence_start(source, n);
 
   u64 v = thread;
   for (; v + (CUREDUCE_UNROLL - 1) * threads < vectors; v += CUREDUCE_UNROLL * threads) {

@@ -18,7 +18,7 @@ const unsigned groups_per_block = CUREDUCE_BLOCK / CUREDUCE_GROUP;
 // whole and aligned, else their elements one by one.
 __device__ __forceinline__ acc_t short_row(const kernel_source &row, unsigned lane, bool aligned) {
   const int chunk = CUREDUCE_GROUP * vector_elements;
-  acc_t acc = op::identity();
+  acc_t acc = sequence_start(row, CUREDUCE_COLS);
 #pragma unroll
   for (int start = 0; start < CUREDUCE_COLS; start += chunk) {
     const int first = start + (int)lane * vector_elements;
@@ -48,7 +48,7 @@ __device__ __forceinline__ void fold_packed_rows(vector_t raw, u64 first_row, vo
   acc_t acc[CUREDUCE_ROWS_PER_VECTOR];
 #pragma unroll
   for (int r = 0; r < CUREDUCE_ROWS_PER_VECTOR; r++) {
-    acc[r] = op::identity();
+    acc[r] = op::shifted ? op::start(map::apply(u.element[r * CUREDUCE_COLS])) : op::identity();
 #pragma unroll
     for (int j = 0; j < CUREDUCE_COLS; j++) acc[r] = op::fold(acc[r], u.element[r * CUREDUCE_COLS + j], j);
   }

@@ -439,12 +439,12 @@ static cureduce_ref_result norm2_reference(cureduce_dtype input, cureduce_dtype 
 /* The mean, and the squared deviations from it, in long double, in two passes: the textbook's
  * stable way, with 64-bit significands against the library's f64; NaN for both when an element is
  * not finite, as the library documents.
- * The library's bound. It sums x - c and (x - c)^2 from a shift c that is one of the elements, so
- * with D = max|x - mean| every |x - c| <= 2D, and M2 <= n D^2. A thread folds at most `depth`
- * elements, each in at most three roundings; a merge moves one accumulator's sums to the other's
- * shift (d = c_b - c_a, |d| <= 2D: sum_b + n_b d, squares_b + d (2 sum_b + n_b d)), in at most
- * four roundings of quantities below 4 D n_b and 16 D^2 n_b, and a value meets at most MERGE_DEPTH
- * merges. So the sums err by
+ * The library's bound. It sums x - c and (x - c)^2 from a shift c, the first element of the
+ * sequence, so with D = max|x - mean| every |x - c| <= 2D, and M2 <= n D^2. A thread folds at
+ * most `depth` elements, each in at most three roundings; a merge adds two accumulators' sums, of
+ * one shift, in one rounding each of quantities below 2 D n and 4 D^2 n (the bound allows four
+ * roundings of 4 D n_b and 16 D^2 n_b a merge, which also covers merges that move a sum to another
+ * element's shift), and a value meets at most MERGE_DEPTH merges. So the sums err by
  *   |S1 error| <= (4 depth + 16 MERGE_DEPTH) eps D n,   |S2 error| <= (12 depth + 64 MERGE_DEPTH) eps D^2 n,
  * the mean, c + S1 / n, by |S1 error| / n and the roundings of the division and the addition,
  *   |mean error| <= ((4 depth + 16 MERGE_DEPTH + 2) D + max|x|) eps,
