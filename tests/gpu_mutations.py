@@ -8,7 +8,7 @@ test trips over it first. With --check (no GPU: a CPU suite of its own), it only
 every mutation still applies, exactly once, to today's templates, so that a change to the kernels
 cannot leave a mutant behind that no longer mutates anything.
 
-usage: gpu_mutations.py [--check] [--jobs N] [--only FILES] SOURCE_ROOT
+usage: gpu_mutations.py [--check] [--jobs N] [--only FILES] [--match TEXT] SOURCE_ROOT
 The GPU run needs what the build needs (libcheck through PKG_CONFIG_PATH) and a GPU. Exit status:
 0 every mutant applies (and, without --check, is caught), 1 otherwise, 2 bad usage.
 """
@@ -40,9 +40,13 @@ MUTANTS = [
      "return (((u64)x | leading * sizeof(input_t)) % CUREDUCE_VECTOR_BYTES) == 0;",
      ("test-gpu-transforms", "f32"), "test_pair_shapes", "rows of a misaligned y are read in whole vectors"),
     ("common.cuh",
-     "fma(d, m.sum + moved_sum, m.squares)",
-     "fma(d, moved_sum, m.squares)",
-     ("test-gpu-transforms", "f32"), "test_statistics", "a merge of moments drops a cross term"),
+     "return acc{a.shift, a.sum + b.sum, a.squares + b.squares, a.count + b.count};",
+     "return acc{a.shift, a.sum + b.sum, a.squares, a.count + b.count};",
+     ("test-gpu-transforms", "f32"), "test_statistics", "a merge of moments drops the other's squared deviations"),
+    ("common.cuh",
+     "return op::shifted && n != 0 ? op::start(sequence.first_mapped()) : op::identity();",
+     "return op::shifted && n != 0 ? op::start(op::mapped_storage(0)) : op::identity();",
+     ("test-gpu-transforms", "f32"), "test_statistics", "the moments sum deviations from 0, not from an element"),
     ("common.cuh",
      "(a.count - (sample ? 1.0 : 0.0))",
      "(a.count - (sample ? 0.0 : 0.0))",
@@ -157,12 +161,18 @@ def main():
     parser.add_argument("--jobs", type=int, default=3, help="mutants built and run at once (default 3)")
     parser.add_argument("--only", metavar="FILES", help="only the mutants of these templates, comma-separated, "
                                                           "e.g. exact_groups.cu,exact_rows.cu")
+    parser.add_argument("--match", metavar="TEXT", help="only the mutants whose description holds TEXT, "
+                                                          "e.g. moments")
     parser.add_argument("root", help="the source tree's root")
     args = parser.parse_args()
     if args.only:
         MUTANTS[:] = [m for m in MUTANTS if m[0] in args.only.split(",")]
         if not MUTANTS:
             parser.error(f"no mutant mutates {args.only}")
+    if args.match:
+        MUTANTS[:] = [m for m in MUTANTS if args.match in m[5]]
+        if not MUTANTS:
+            parser.error(f"no mutant's description holds {args.match!r}")
     if args.jobs < 1:
         parser.error("--jobs takes a positive number")
     if not check(args.root):
