@@ -217,11 +217,24 @@ static void print_case(const shapes_state *s, const shape_case *c, double us, do
   fflush(stdout);
 }
 
+/* A shape the pinned spec does not fit, and why (the library's detail). */
+static void print_refused(const shapes_state *s, const shape_case *c) {
+  const cureduce_problem *p = &c->problem;
+  printf("# %s %s %s rows %llu cols %llu: %s refused: %s\n", layout_name(p->layout), cureduce_op_name(p->op),
+         cureduce_dtype_name(p->input_type), (unsigned long long)p->rows, (unsigned long long)p->cols, s->run->spec,
+         cureduce_last_error_detail());
+  fflush(stdout);
+}
+
 /* Checks, times and prints one shape against CUB. */
 static void run_case(shapes_state *s, const shape_case *c) {
   plan_call call = {NULL, c, false};
-  if (cureduce_plan_create(&call.plan, s->run->context, &c->problem, NULL) != CUREDUCE_STATUS_OK)
-    cureduce_bench_fail("cureduce_plan_create");
+  if (cureduce_plan_create(&call.plan, s->run->context, &c->problem, s->run->spec) != CUREDUCE_STATUS_OK) {
+    if (!s->run->spec)
+      cureduce_bench_fail("cureduce_plan_create");
+    print_refused(s, c);
+    return;
+  }
   cureduce_plan_info info;
   cureduce_plan_describe(call.plan, &info);
   if (info.workspace_bytes > s->workspace_bytes)

@@ -22,6 +22,8 @@ typedef struct cureduce_shapes_run {
   int total_count;
   unsigned layouts; /* bit 1 << cureduce_layout for each layout timed */
   cureduce_transform transform; /* a built-in map fused first, or none */
+  const char *spec;             /* a spec text pinned to every shape (a shape it does not fit: a row
+                                   saying why), or NULL: each plan's own choice */
 } cureduce_shapes_run;
 
 /* Prints the table; 0 when every shape's results matched the host reference. */

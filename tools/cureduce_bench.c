@@ -50,7 +50,11 @@ static void usage(FILE *out) {
         "                    (default: f32 sum); with --transform, of the mapped values (a batch of\n"
         "                    dot products with product: x and y read, both counted), CUB's column\n"
         "                    then -, every result checked against the host reference\n"
-        "  --layouts LIST    with --shapes: which of rows, columns, segments (default all three)\n"
+        "  --layouts LIST    with --shapes: which of rows, columns, segments (default all three)\n",
+        out);
+  fputs("  --spec TEXT       with --shapes: pin this configuration to every shape, e.g.\n"
+        "                    sum:f32->f32/column_tiles/b256/u8/v16/g8/t256/c0/s1 (a shape it\n"
+        "                    does not fit gets a # line saying why); default: each plan's own\n"
         "  --ops LIST        operations, e.g. sum,max (sum, prod, min, max, argmin, argmax;\n"
         "                    float types only: exact_sum, norm2, mean, variance, sample_variance,\n"
         "                    std, sample_std, logsumexp, which CUB has no column for but norm2's\n"
@@ -115,6 +119,7 @@ typedef struct options {
   size_t sizes[max_list];
   int size_count;
   int layouts[max_list], layout_count; /* --shapes: which layouts; none named, all */
+  const char *spec;                    /* --spec: pinned to every shape */
 } options;
 
 /* A comma list of sizes. */
@@ -138,7 +143,8 @@ static int parse_options(int argc, char **argv, options *o) {
       {"data", required_argument, NULL, 'D'},   {"l2", required_argument, NULL, 'L'},
       {"offset", required_argument, NULL, 'O'}, {"shapes", no_argument, NULL, 'S'},
       {"layouts", required_argument, NULL, 'Y'}, {"transform", required_argument, NULL, 'T'},
-      {"expression", required_argument, NULL, 'E'}, {NULL, 0, NULL, 0}};
+      {"expression", required_argument, NULL, 'E'}, {"spec", required_argument, NULL, 'P'},
+      {NULL, 0, NULL, 0}};
   *o = (options){.reps = 200, .op_count = 0, .type_count = 0, .size_count = 0};
   bool ok = true;
   const char *why = "see --help";
@@ -174,6 +180,7 @@ static int parse_options(int argc, char **argv, options *o) {
       o->expression = optarg, o->transform = CUREDUCE_TRANSFORM_EXPRESSION;
       why = "--expression instead of --transform, not both";
       break;
+    case 'P': o->spec = optarg; break;
     case 'l': o->ladder = true; break;
     case 'S': o->shapes = true; break;
     case 'Y':
@@ -213,9 +220,12 @@ static int parse_options(int argc, char **argv, options *o) {
   if (ok && o->ladder && o->shapes)
     ok = false, why = "--ladder and --shapes are two different tables: one at a time";
   if (ok && o->shapes && (o->flush_l2 || o->random_data || o->offset))
-    ok = false, why = "--shapes takes --ops, --types, --sizes, --layouts, --reps and --csv (its data are the exact grid)";
+    ok = false, why = "--shapes takes --ops, --types, --sizes, --layouts, --spec, --reps and --csv (its data are the "
+                      "exact grid)";
   if (ok && o->layout_count && !o->shapes)
     ok = false, why = "--layouts goes with --shapes";
+  if (ok && o->spec && !o->shapes)
+    ok = false, why = "--spec goes with --shapes";
   if (ok && o->transform && o->ladder)
     ok = false, why = "--transform and --expression go with the whole-array comparison or --shapes, not --ladder";
   if (ok && o->shapes && o->transform == CUREDUCE_TRANSFORM_EXPRESSION)
@@ -813,7 +823,7 @@ static int run_ladder(const options *o, bench *b, bool have_cub) {
 static int run_shapes(const options *o, bench *b, bool have_cub) {
   cureduce_shapes_run run = {b->context, b->cu,       b->stream, b->start,  b->stop,       b->ceiling_gbps,
                              o->reps,    have_cub,    o->format == FORMAT_CSV, o->ops, o->types, o->op_count,
-                             o->type_count, o->sizes, o->size_count, 0, o->transform};
+                             o->type_count, o->sizes, o->size_count, 0, o->transform, o->spec};
   for (int l = 0; l < o->layout_count; l++)
     run.layouts |= 1u << o->layouts[l];
   if (!o->layout_count)
