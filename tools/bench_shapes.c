@@ -317,6 +317,8 @@ static void run_totals(shapes_state *s, cureduce_op op, cureduce_dtype type, siz
     return;
   for (int layout = CUREDUCE_LAYOUT_ROWS; layout <= CUREDUCE_LAYOUT_COLUMNS; layout++)
     for (size_t cols = 2; cols <= total && (s->run->layouts >> layout & 1u); cols *= 2) {
+      if (!(s->run->cols_mask >> (unsigned)log2((double)cols) & 1u))
+        continue;
       shape_case c = matrix_case(s, (cureduce_layout)layout, op, type, output, total / cols, cols);
       if (cureduce_problem_check(&c.problem) == CUREDUCE_STATUS_UNSUPPORTED) {
         printf("# %s: %s\n", layout_name((cureduce_layout)layout), cureduce_last_error_detail());

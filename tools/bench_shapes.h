@@ -5,6 +5,7 @@
 #define CUREDUCE_BENCH_SHAPES_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "context.h"
 
@@ -21,6 +22,7 @@ typedef struct cureduce_shapes_run {
   const size_t *totals; /* elements of each shape */
   int total_count;
   unsigned layouts; /* bit 1 << cureduce_layout for each layout timed */
+  uint64_t cols_mask; /* bit k: matrices of 2^k columns are timed (all: every one) */
   cureduce_transform transform; /* a built-in map fused first, or none */
   const char *spec;             /* a spec text pinned to every shape (a shape it does not fit: a row
                                    saying why), or NULL: each plan's own choice */

@@ -52,7 +52,9 @@ static void usage(FILE *out) {
         "                    then -, every result checked against the host reference\n"
         "  --layouts LIST    with --shapes: which of rows, columns, segments (default all three)\n",
         out);
-  fputs("  --spec TEXT       with --shapes: pin this configuration to every shape, e.g.\n"
+  fputs("  --cols LIST       with --shapes: only matrices of these column counts (powers of two),\n"
+        "                    e.g. 2^16,2^20 (default every one)\n"
+        "  --spec TEXT       with --shapes: pin this configuration to every shape, e.g.\n"
         "                    sum:f32->f32/column_tiles/b256/u8/v16/g8/t256/c0/s1 (a shape it\n"
         "                    does not fit gets a # line saying why); default: each plan's own\n"
         "  --ops LIST        operations, e.g. sum,max (sum, prod, min, max, argmin, argmax;\n"
@@ -120,6 +122,7 @@ typedef struct options {
   int size_count;
   int layouts[max_list], layout_count; /* --shapes: which layouts; none named, all */
   const char *spec;                    /* --spec: pinned to every shape */
+  uint64_t cols_mask;                  /* --cols: bit k for 2^k columns; 0: every count */
 } options;
 
 /* A comma list of sizes. */
@@ -133,6 +136,20 @@ static bool parse_sizes(const char *text, size_t *sizes, int *count) {
   return *count > 0;
 }
 
+/* --cols: a comma list of column counts, each a power of two from 2 to 2^63. */
+static bool parse_cols(const char *text, uint64_t *mask) {
+  size_t cols[max_list];
+  int count;
+  if (!parse_sizes(text, cols, &count))
+    return false;
+  for (int i = 0; i < count; i++) {
+    if (cols[i] < 2 || (cols[i] & (cols[i] - 1)))
+      return false;
+    *mask |= (uint64_t)1 << (unsigned)log2((double)cols[i]);
+  }
+  return true;
+}
+
 static int parse_options(int argc, char **argv, options *o) {
   static const struct option long_options[] = {
       {"ladder", no_argument, NULL, 'l'},      {"ops", required_argument, NULL, 'o'},
@@ -144,6 +161,7 @@ static int parse_options(int argc, char **argv, options *o) {
       {"offset", required_argument, NULL, 'O'}, {"shapes", no_argument, NULL, 'S'},
       {"layouts", required_argument, NULL, 'Y'}, {"transform", required_argument, NULL, 'T'},
       {"expression", required_argument, NULL, 'E'}, {"spec", required_argument, NULL, 'P'},
+      {"cols", required_argument, NULL, 'C'},
       {NULL, 0, NULL, 0}};
   *o = (options){.reps = 200, .op_count = 0, .type_count = 0, .size_count = 0};
   bool ok = true;
@@ -181,6 +199,10 @@ static int parse_options(int argc, char **argv, options *o) {
       why = "--expression instead of --transform, not both";
       break;
     case 'P': o->spec = optarg; break;
+    case 'C':
+      ok = parse_cols(optarg, &o->cols_mask);
+      why = "--cols takes a comma list of column counts, powers of two from 2, e.g. 2^16,2^20";
+      break;
     case 'l': o->ladder = true; break;
     case 'S': o->shapes = true; break;
     case 'Y':
@@ -220,12 +242,14 @@ static int parse_options(int argc, char **argv, options *o) {
   if (ok && o->ladder && o->shapes)
     ok = false, why = "--ladder and --shapes are two different tables: one at a time";
   if (ok && o->shapes && (o->flush_l2 || o->random_data || o->offset))
-    ok = false, why = "--shapes takes --ops, --types, --sizes, --layouts, --spec, --reps and --csv (its data are the "
-                      "exact grid)";
+    ok = false, why = "--shapes takes --ops, --types, --sizes, --layouts, --cols, --spec, --reps and --csv (its data "
+                      "are the exact grid)";
   if (ok && o->layout_count && !o->shapes)
     ok = false, why = "--layouts goes with --shapes";
   if (ok && o->spec && !o->shapes)
     ok = false, why = "--spec goes with --shapes";
+  if (ok && o->cols_mask && !o->shapes)
+    ok = false, why = "--cols goes with --shapes";
   if (ok && o->transform && o->ladder)
     ok = false, why = "--transform and --expression go with the whole-array comparison or --shapes, not --ladder";
   if (ok && o->shapes && o->transform == CUREDUCE_TRANSFORM_EXPRESSION)
@@ -821,9 +845,12 @@ static int run_ladder(const options *o, bench *b, bool have_cub) {
 }
 
 static int run_shapes(const options *o, bench *b, bool have_cub) {
-  cureduce_shapes_run run = {b->context, b->cu,       b->stream, b->start,  b->stop,       b->ceiling_gbps,
-                             o->reps,    have_cub,    o->format == FORMAT_CSV, o->ops, o->types, o->op_count,
-                             o->type_count, o->sizes, o->size_count, 0, o->transform, o->spec};
+  cureduce_shapes_run run = {.context = b->context, .cu = b->cu, .stream = b->stream, .start = b->start,
+                             .stop = b->stop, .read_gbps = b->ceiling_gbps, .reps = o->reps, .have_cub = have_cub,
+                             .csv = o->format == FORMAT_CSV, .ops = o->ops, .types = o->types,
+                             .op_count = o->op_count, .type_count = o->type_count, .totals = o->sizes,
+                             .total_count = o->size_count, .cols_mask = o->cols_mask ? o->cols_mask : UINT64_MAX,
+                             .transform = o->transform, .spec = o->spec};
   for (int l = 0; l < o->layout_count; l++)
     run.layouts |= 1u << o->layouts[l];
   if (!o->layout_count)
