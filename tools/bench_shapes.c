@@ -217,12 +217,12 @@ static void print_case(const shapes_state *s, const shape_case *c, double us, do
   fflush(stdout);
 }
 
-/* A shape the pinned spec does not fit, and why (the library's detail). */
-static void print_refused(const shapes_state *s, const shape_case *c) {
+/* A shape the pinned spec does not fit, and why. */
+static void print_refused(const shapes_state *s, const shape_case *c, const char *why) {
   const cureduce_problem *p = &c->problem;
   printf("# %s %s %s rows %llu cols %llu: %s refused: %s\n", layout_name(p->layout), cureduce_op_name(p->op),
          cureduce_dtype_name(p->input_type), (unsigned long long)p->rows, (unsigned long long)p->cols, s->run->spec,
-         cureduce_last_error_detail());
+         why);
   fflush(stdout);
 }
 
@@ -232,13 +232,18 @@ static void run_case(shapes_state *s, const shape_case *c) {
   if (cureduce_plan_create(&call.plan, s->run->context, &c->problem, s->run->spec) != CUREDUCE_STATUS_OK) {
     if (!s->run->spec)
       cureduce_bench_fail("cureduce_plan_create");
-    print_refused(s, c);
+    print_refused(s, c, cureduce_last_error_detail());
     return;
   }
   cureduce_plan_info info;
   cureduce_plan_describe(call.plan, &info);
-  if (info.workspace_bytes > s->workspace_bytes)
-    cureduce_bench_fail("a plan's workspace is larger than the bench's");
+  if (info.workspace_bytes > s->workspace_bytes) {
+    if (!s->run->spec)
+      cureduce_bench_fail("a plan's workspace is larger than the bench's");
+    print_refused(s, c, "its workspace is larger than the bench's");
+    cureduce_plan_destroy(call.plan);
+    return;
+  }
   call.in_slot = info.workspace_bytes <= CUREDUCE_SLOT_BYTES;
   if (!results_match(s, &call))
     s->failures++;
