@@ -217,8 +217,11 @@ static void print_case(const shapes_state *s, const shape_case *c, double us, do
   fflush(stdout);
 }
 
-/* A shape the pinned spec does not fit, and why. */
-static void print_refused(const shapes_state *s, const shape_case *c, const char *why) {
+/* A plan the bench cannot run (`what` failed, `why`): the end of the run for the plan's own
+ * choice, a `#` line for a pinned spec that does not fit this shape. */
+static void refuse_case(const shapes_state *s, const shape_case *c, const char *what, const char *why) {
+  if (!s->run->spec)
+    cureduce_bench_fail(what);
   const cureduce_problem *p = &c->problem;
   printf("# %s %s %s rows %llu cols %llu: %s refused: %s\n", layout_name(p->layout), cureduce_op_name(p->op),
          cureduce_dtype_name(p->input_type), (unsigned long long)p->rows, (unsigned long long)p->cols, s->run->spec,
@@ -230,18 +233,14 @@ static void print_refused(const shapes_state *s, const shape_case *c, const char
 static void run_case(shapes_state *s, const shape_case *c) {
   plan_call call = {NULL, c, false};
   if (cureduce_plan_create(&call.plan, s->run->context, &c->problem, s->run->spec) != CUREDUCE_STATUS_OK) {
-    if (!s->run->spec)
-      cureduce_bench_fail("cureduce_plan_create");
-    print_refused(s, c, cureduce_last_error_detail());
+    refuse_case(s, c, "cureduce_plan_create", cureduce_last_error_detail());
     return;
   }
   cureduce_plan_info info;
   cureduce_plan_describe(call.plan, &info);
   if (info.workspace_bytes > s->workspace_bytes) {
-    if (!s->run->spec)
-      cureduce_bench_fail("a plan's workspace is larger than the bench's");
-    print_refused(s, c, "its workspace is larger than the bench's");
     cureduce_plan_destroy(call.plan);
+    refuse_case(s, c, "a plan's workspace is larger than the bench's", "its workspace is larger than the bench's");
     return;
   }
   call.in_slot = info.workspace_bytes <= CUREDUCE_SLOT_BYTES;
@@ -321,8 +320,8 @@ static void run_totals(shapes_state *s, cureduce_op op, cureduce_dtype type, siz
   if (!output_of(s, op, type, &output))
     return;
   for (int layout = CUREDUCE_LAYOUT_ROWS; layout <= CUREDUCE_LAYOUT_COLUMNS; layout++)
-    for (size_t cols = 2; cols <= total && (s->run->layouts >> layout & 1u); cols *= 2) {
-      if (!(s->run->cols_mask >> (unsigned)log2((double)cols) & 1u))
+    for (size_t cols = 2, bit = 1; cols <= total && (s->run->layouts >> layout & 1u); cols *= 2, bit++) {
+      if (!(s->run->cols_mask >> bit & 1u))
         continue;
       shape_case c = matrix_case(s, (cureduce_layout)layout, op, type, output, total / cols, cols);
       if (cureduce_problem_check(&c.problem) == CUREDUCE_STATUS_UNSUPPORTED) {

@@ -145,7 +145,7 @@ static bool parse_cols(const char *text, uint64_t *mask) {
   for (int i = 0; i < count; i++) {
     if (cols[i] < 2 || (cols[i] & (cols[i] - 1)))
       return false;
-    *mask |= (uint64_t)1 << (unsigned)log2((double)cols[i]);
+    *mask |= (uint64_t)1 << __builtin_ctzll(cols[i]);
   }
   return true;
 }
