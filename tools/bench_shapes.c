@@ -249,7 +249,9 @@ static void run_case(shapes_state *s, const shape_case *c) {
   double us, b2b, cub_us = 0, cub_b2b = 0;
   time_calls(s, enqueue_plan, &call, &us, &b2b);
 #ifdef CUREDUCE_HAVE_CUB
-  if (s->run->have_cub && c->problem.op == CUREDUCE_OP_SUM && !c->problem.transform) /* CUB's is of plain sums */
+  /* CUB's segmented reduce is of plain sums of rows or segments: it has no columns */
+  if (s->run->have_cub && c->problem.op == CUREDUCE_OP_SUM && !c->problem.transform &&
+      c->problem.layout != CUREDUCE_LAYOUT_COLUMNS)
     time_calls(s, enqueue_cub, c, &cub_us, &cub_b2b);
 #endif
   print_case(s, c, us, b2b, cub_us, cub_b2b, info.spec);
