@@ -579,16 +579,20 @@ typedef transform<CUREDUCE_TRANSFORM, CUREDUCE_INPUT> map;
 // operations fold a single element more cheaply (fold_element: the moments' and logsumexp's); and
 // a run of N elements in index order, the first at first_index, which the moments fold at once.
 // A sequence's accumulators start from identity(), but the moments' (shifted) from its first element.
-template <typename R, typename A> struct element_fold {
+// What the accumulators that start from identity() share: their start, and a run folded element
+// by element through Folds::fold (Folds: the element_fold that derives from this).
+template <typename R, typename A, typename Folds> struct unshifted_folds {
   static const bool shifted = false;
   template <typename S> static __device__ __forceinline__ A start(S) { return R::identity(); }
-  template <typename S> static __device__ __forceinline__ A fold(A a, S s, u64 index) {
-    return R::combine(a, R::lift(s, index));
-  }
   template <int N, typename S> static __device__ __forceinline__ A fold_run(A a, const S (&s)[N], u64 first_index) {
 #pragma unroll
-    for (int j = 0; j < N; j++) a = element_fold<R, A>::fold(a, s[j], first_index + j);
+    for (int j = 0; j < N; j++) a = Folds::fold(a, s[j], first_index + j);
     return a;
+  }
+};
+template <typename R, typename A> struct element_fold : unshifted_folds<R, A, element_fold<R, A> > {
+  template <typename S> static __device__ __forceinline__ A fold(A a, S s, u64 index) {
+    return R::combine(a, R::lift(s, index));
   }
 };
 template <typename R> struct element_fold<R, moments> {
@@ -599,16 +603,10 @@ template <typename R> struct element_fold<R, moments> {
     return R::fold_elements(a, s);
   }
 };
-template <typename R, typename F> struct element_fold<R, log_sum<F> > {
-  static const bool shifted = false;
-  template <typename S> static __device__ __forceinline__ log_sum<F> start(S) { return R::identity(); }
+template <typename R, typename F>
+struct element_fold<R, log_sum<F> > : unshifted_folds<R, log_sum<F>, element_fold<R, log_sum<F> > > {
   template <typename S> static __device__ __forceinline__ log_sum<F> fold(log_sum<F> a, S s, u64) {
     return R::fold_element(a, s);
-  }
-  template <int N, typename S> static __device__ __forceinline__ log_sum<F> fold_run(log_sum<F> a, const S (&s)[N], u64) {
-#pragma unroll
-    for (int j = 0; j < N; j++) a = R::fold_element(a, s[j]);
-    return a;
   }
 };
 
@@ -1176,10 +1174,16 @@ __device__ __forceinline__ kernel_source source_of(const input_t *__restrict__ x
 #endif
 }
 
-// The accumulator a fold of the sequence's n elements starts from: identity(), but the moments'
-// take the first element as their shift (moments_reduction), read for them only.
+// The accumulator a sequence whose first mapped value is `first` starts from: identity(), but the
+// moments' take it as their shift (moments_reduction).
+__device__ __forceinline__ acc_t value_start(op::mapped_storage first) {
+  return op::shifted ? op::start(first) : op::identity();
+}
+
+// The accumulator a fold of the sequence's n elements starts from (value_start), its first element
+// read for the moments only.
 template <typename S> __device__ __forceinline__ acc_t sequence_start(const S &sequence, u64 n) {
-  return op::shifted && n != 0 ? op::start(sequence.first_mapped()) : op::identity();
+  return op::shifted && n != 0 ? value_start(sequence.first_mapped()) : op::identity();
 }
 
 // The elements [0, n) of the source, taken by `threads` threads of which this is `thread`: whole

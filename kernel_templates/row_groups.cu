@@ -48,7 +48,7 @@ __device__ __forceinline__ void fold_packed_rows(vector_t raw, u64 first_row, vo
   acc_t acc[CUREDUCE_ROWS_PER_VECTOR];
 #pragma unroll
   for (int r = 0; r < CUREDUCE_ROWS_PER_VECTOR; r++) {
-    acc[r] = op::shifted ? op::start(map::apply(u.element[r * CUREDUCE_COLS])) : op::identity();
+    acc[r] = value_start(map::apply(u.element[r * CUREDUCE_COLS]));
 #pragma unroll
     for (int j = 0; j < CUREDUCE_COLS; j++) acc[r] = op::fold(acc[r], u.element[r * CUREDUCE_COLS + j], j);
   }
