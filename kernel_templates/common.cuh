@@ -575,10 +575,6 @@ template <int IN> struct transform<CUREDUCE_TRANSFORM_NONZERO, IN> {
 
 typedef transform<CUREDUCE_TRANSFORM, CUREDUCE_INPUT> map;
 
-// One element into an accumulator: combine(acc, lift(element)), but for the accumulators whose
-// operations fold a single element more cheaply (fold_element: the moments' and logsumexp's); and
-// a run of N elements in index order, the first at first_index, which the moments fold at once.
-// A sequence's accumulators start from identity(), but the moments' (shifted) from its first element.
 // What the accumulators that start from identity() share: their start, and a run folded element
 // by element through Folds::fold (Folds: the element_fold that derives from this).
 template <typename R, typename A, typename Folds> struct unshifted_folds {
@@ -590,6 +586,11 @@ template <typename R, typename A, typename Folds> struct unshifted_folds {
     return a;
   }
 };
+
+// One element into an accumulator: combine(acc, lift(element)), but for the accumulators whose
+// operations fold a single element more cheaply (fold_element: the moments' and logsumexp's); and
+// a run of N elements in index order, the first at first_index, which the moments fold at once.
+// A sequence's accumulators start from identity(), but the moments' (shifted) from its first element.
 template <typename R, typename A> struct element_fold : unshifted_folds<R, A, element_fold<R, A> > {
   template <typename S> static __device__ __forceinline__ A fold(A a, S s, u64 index) {
     return R::combine(a, R::lift(s, index));
