@@ -39,8 +39,10 @@ __device__ __forceinline__ void accumulate_columns(acc_t *acc, const kernel_sour
 }
 
 // Folds each column's accumulators down the block's rows (a tree in shared memory, the same
-// order every time) into the threads of the tile's first row.
+// order every time) into the threads of the tile's first row. A tile one thread high has
+// nothing to fold.
 __device__ __forceinline__ void fold_down(acc_t *acc) {
+  if (down == 1) return;
   __shared__ acc_t column_values[CUREDUCE_BLOCK];
   const unsigned y = threadIdx.x / across;
 #pragma unroll
@@ -55,6 +57,23 @@ __device__ __forceinline__ void fold_down(acc_t *acc) {
     acc[j] = column_values[threadIdx.x];
     __syncthreads();
   }
+}
+
+// Column c's partials, one a split, folded in split order with eight loads in flight (one at a
+// time, each split cost the last block a round trip to memory).
+__device__ __forceinline__ acc_t fold_splits(const acc_t *partials, u64 c, u64 cols) {
+  const unsigned in_flight = 8;
+  acc_t v = op::identity();
+  unsigned s = 0;
+  for (; s + in_flight <= gridDim.y; s += in_flight) {
+    acc_t loaded[in_flight];
+#pragma unroll
+    for (unsigned k = 0; k < in_flight; k++) loaded[k] = load_partial(partials + (u64)(s + k) * cols + c);
+#pragma unroll
+    for (unsigned k = 0; k < in_flight; k++) v = op::combine(v, loaded[k]);
+  }
+  for (; s < gridDim.y; s++) v = op::combine(v, load_partial(partials + (u64)s * cols + c));
+  return v;
 }
 
 extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK)
@@ -94,10 +113,7 @@ extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK)
   __threadfence();
   const u64 tile_end = tile_first + across * vector_elements < shape.cols ? tile_first + across * vector_elements
                                                                           : shape.cols;
-  for (u64 c = tile_first + threadIdx.x; c < tile_end; c += CUREDUCE_BLOCK) {
-    acc_t v = op::identity();
-    for (unsigned s = 0; s < gridDim.y; s++) v = op::combine(v, load_partial((acc_t *)partials + (u64)s * shape.cols + c));
-    store_result(result_at(out, c), op::finish(v));
-  }
+  for (u64 c = tile_first + threadIdx.x; c < tile_end; c += CUREDUCE_BLOCK)
+    store_result(result_at(out, c), op::finish(fold_splits((const acc_t *)partials, c, shape.cols)));
   if (threadIdx.x == 0) *ticket = 0;
 }

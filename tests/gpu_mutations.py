@@ -83,6 +83,14 @@ MUTANTS = [
      "return {input + i, shape.rows, shape.leading};",
      "return {input + i, shape.rows, 1};",
      ("test-gpu-exact", "", "short"), "test_short_rows", "a thread's column is read along a row"),
+    ("column_tiles.cu",
+     "for (; s < gridDim.y; s++) v = op::combine(v, load_partial(partials + (u64)s * cols + c));",
+     "",
+     ("test-gpu-shapes", "f32"), "test_rows_and_columns", "a column tile's split fold drops the splits past its eights"),
+    ("column_tiles.cu",
+     "if (down == 1) return;",
+     "if (down > 0) return;",
+     ("test-gpu-shapes", "f32"), "test_rows_and_columns", "a column tile's rows of threads are not folded"),
 ]
 
 

@@ -250,12 +250,14 @@ static int pinned_specs(const cureduce_problem *p, bool space, char texts[max_pi
       compiled.group = 1, variants[count++] = compiled; /* rows shorter than 16 bytes: several a load */
     }
   } else {
+    /* group 0: as wide as the block (one thread high, no fold down it), its 11 splits folded as
+     * a round of eight partials in flight and three one at a time */
     static const struct {
       unsigned group, splits, vector_bytes;
-    } tiles[] = {{1, 1, 16}, {4, 3, 0}, {32, 1, 0}, {32, 5, 16}};
-    for (int t = 0; t < 4; t++) {
+    } tiles[] = {{1, 1, 16}, {4, 3, 0}, {32, 1, 0}, {32, 5, 16}, {0, 11, 16}};
+    for (int t = 0; t < 5; t++) {
       cureduce_spec tile = base;
-      tile.group = (uint16_t)tiles[t].group, tile.splits = (uint16_t)tiles[t].splits;
+      tile.group = (uint16_t)(tiles[t].group ? tiles[t].group : base.block), tile.splits = (uint16_t)tiles[t].splits;
       tile.vector_bytes = (uint8_t)(tiles[t].vector_bytes ? tiles[t].vector_bytes : element);
       tile.unroll = (uint8_t)(t + 1);
       variants[count++] = tile;
