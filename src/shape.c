@@ -16,9 +16,8 @@ static unsigned power_of_two_at_least(size_t x) {
 }
 
 /* Rows of at most GROUP_ROW_BYTES_MAX bytes go to groups of at most a warp, longer ones to whole
- * blocks. Columns take blocks of 1024: rows down the block are what keeps loads in flight where
- * the partials of split rows would not fit a slot (few tiles, one split). */
-enum { GROUP_ROW_BYTES_MAX = 16384, SHAPED_BLOCK = 256, COLUMN_BLOCK = 1024 };
+ * blocks. */
+enum { GROUP_ROW_BYTES_MAX = 16384, SHAPED_BLOCK = 256 };
 
 /* The widest load (16 bytes at most) that divides every byte distance the kernel steps: row
  * pitches and, for rows, row lengths. Rows not aligned at run time are read element by element
@@ -30,9 +29,14 @@ static unsigned vector_bytes_for(size_t element, size_t leading_bytes, size_t ro
   return bytes;
 }
 
+/* The blocks of `block` threads an SM holds at once (32 at most). */
+static uint16_t blocks_per_sm_of(unsigned block, int max_threads_per_sm) {
+  unsigned per_sm = block ? (unsigned)max_threads_per_sm / block : 0;
+  return (uint16_t)(per_sm < 1 ? 1 : per_sm > 32 ? 32 : per_sm);
+}
+
 static cureduce_spec base_spec(const cureduce_problem *problem, cureduce_strategy strategy, unsigned block,
                                int max_threads_per_sm) {
-  unsigned blocks_per_sm = (unsigned)max_threads_per_sm / block;
   return (cureduce_spec){.op = (uint8_t)problem->op,
                          .input = (uint8_t)problem->input_type,
                          .output = (uint8_t)problem->output_type,
@@ -40,19 +44,29 @@ static cureduce_spec base_spec(const cureduce_problem *problem, cureduce_strateg
                          .block = (uint16_t)block,
                          .unroll = 4,
                          .vector_bytes = 16,
-                         .blocks_per_sm = (uint16_t)(blocks_per_sm < 1 ? 1 : blocks_per_sm > 32 ? 32 : blocks_per_sm),
+                         .blocks_per_sm = blocks_per_sm_of(block, max_threads_per_sm),
                          .splits = 1,
                          .transform = (uint8_t)problem->transform,
                          .expression = cureduce_problem_expression(problem)};
 }
 
-/* Splits that give `rows` rows about a full device of blocks, each split at least one round of
- * loads of a row of `length` elements, within `most`. */
+/* Splits that give `rows` rows a device of blocks at most, so that every row runs at once where
+ * the rows are fewer than the device's blocks (one more split a row would leave a few rows for a
+ * second pass on an idle device), each split at least one round of loads of a row of `length`
+ * elements, within `most`. */
 static unsigned splits_for(size_t rows, size_t length, const cureduce_spec *spec, int sm_count, size_t most) {
   size_t blocks = (size_t)sm_count * spec->blocks_per_sm;
   size_t per_block = (size_t)spec->block * spec->unroll * (spec->vector_bytes / cureduce_dtype_size(spec->input));
-  size_t splits = min_size(min_size(ceil_div(blocks, max_size(rows, 1)), ceil_div(length, per_block)), most);
+  size_t splits = min_size(min_size(blocks / max_size(rows, 1), ceil_div(length, per_block)), most);
   return (unsigned)max_size(min_size(splits, 65535), 1);
+}
+
+/* Blocks for `units` of work taken in turn by a grid of at most `slots`: as few as do it in the
+ * same number of passes, so that every block takes as many units (1056 slots for 2048 rows: 1024
+ * blocks of two rows, not 1056 of which 992 take a second). */
+static size_t even_passes(size_t units, size_t slots) {
+  size_t passes = ceil_div(units, max_size(slots, 1));
+  return max_size(ceil_div(units, max_size(passes, 1)), 1);
 }
 
 /* Workspace of a slot that a shaped launch may fill: past the always-zero area (execute.h). */
@@ -174,28 +188,78 @@ static cureduce_spec segments_heuristic(const cureduce_problem *problem, int sm_
   return spec;
 }
 
+/* Columns: the loads an SM should keep in flight to cover the memory's latency (an H200 needs
+ * about 30 KiB an SM at its read ceiling: 4.8 TB/s for ~0.8 us over 132 SMs; twice that for the
+ * waits between a block's rounds), the splits of a tile's rows at most (the last block of a tile
+ * folds them all), and the bytes of a memory line (a row of a tile reads whole lines). */
+enum { COLUMN_BYTES_IN_FLIGHT_PER_SM = 64 * 1024, COLUMN_SPLITS_PER_SM = 2, LINE_BYTES = 128 };
+
+/* A columns launch under trial: its blocks, and the bytes they keep in flight at once (the whole
+ * matrix at most). */
+typedef struct {
+  cureduce_spec spec;
+  size_t blocks, wanted_blocks, bytes_in_flight;
+} column_fit;
+
+/* The spec's tiles with their rows split as far as gives `wanted_blocks` in all and the blocks
+ * stay one wave (a block of a second wave doubles the time of its tile's last split), each thread
+ * a round of loads a split, the splits' partials within a slot and their fold short. */
+static column_fit column_fit_of(const cureduce_problem *problem, cureduce_spec spec, size_t across, int sm_count) {
+  size_t element = cureduce_dtype_size(problem->input_type), vector_elements = spec.vector_bytes / element;
+  size_t down = spec.block / across, tiles = max_size(ceil_div(ceil_div(problem->cols, vector_elements), across), 1);
+  size_t thread_loads = max_size(min_size(ceil_div(problem->rows, down), spec.unroll), 1);
+  size_t block_bytes = (size_t)spec.block * thread_loads * spec.vector_bytes;
+  size_t resident = (size_t)sm_count * spec.blocks_per_sm;
+  size_t wanted = min_size(ceil_div((size_t)COLUMN_BYTES_IN_FLIGHT_PER_SM * sm_count, block_bytes), resident);
+  size_t accumulator = cureduce_accumulator_bytes(problem->op, problem->transform, problem->input_type);
+  size_t splits = min_size(min_size(ceil_div(wanted, tiles), max_size(resident / tiles, 1)),
+                           ceil_div(problem->rows, down * spec.unroll));
+  splits = min_size(splits, slot_partials_bytes / max_size(problem->cols * accumulator, 1));
+  splits = max_size(min_size(splits, (size_t)COLUMN_SPLITS_PER_SM * sm_count), 1);
+  spec.group = (uint16_t)across;
+  spec.splits = (uint16_t)splits;
+  size_t blocks = tiles * splits, matrix_bytes = problem->rows * problem->cols * element;
+  return (column_fit){spec, blocks, wanted, min_size(min_size(blocks, resident) * block_bytes, matrix_bytes)};
+}
+
+/* The widest tile, as wide as the block where the columns allow (one thread high: no fold down
+ * the block), narrowed only while that gives more blocks and the tiles alone are too few: each
+ * row of a tile whole memory lines, and a row of the matrix for each row of threads. */
+static column_fit fit_column_tiles(const cureduce_problem *problem, cureduce_spec spec, int sm_count) {
+  size_t column_vectors = ceil_div(problem->cols, spec.vector_bytes / cureduce_dtype_size(problem->input_type));
+  size_t across = min_size(power_of_two_at_least(column_vectors), spec.block);
+  column_fit fit = column_fit_of(problem, spec, across, sm_count);
+  while (fit.blocks < fit.wanted_blocks && across / 2 * spec.vector_bytes >= LINE_BYTES &&
+         spec.block / (across / 2) <= problem->rows) {
+    column_fit narrower = column_fit_of(problem, spec, across / 2, sm_count);
+    if (narrower.blocks <= fit.blocks)
+      break;
+    fit = narrower, across /= 2;
+  }
+  return fit;
+}
+
+/* Blocks of 256; of 1024 where those fall short of the loads wanted and blocks of 1024 keep more in
+ * flight (tall matrices of few columns, whose splits are capped; 1-byte columns, 8 a load). One
+ * block of 1024 an SM: the tile kernels take more than 32 registers a thread (on an H200, 136 and
+ * 160 blocks of 1024, f16, ran as two waves at 65 and 73% of the read ceiling). */
 static cureduce_spec columns_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
   size_t element = cureduce_dtype_size(problem->input_type);
-  cureduce_spec spec = base_spec(problem, CUREDUCE_STRATEGY_COLUMN_TILES, COLUMN_BLOCK, max_threads_per_sm);
+  cureduce_spec spec = base_spec(problem, CUREDUCE_STRATEGY_COLUMN_TILES, SHAPED_BLOCK, max_threads_per_sm);
   /* At most 8 columns a thread: an accumulator each (64-bit for sums of integers). */
   spec.vector_bytes = (uint8_t)min_size(vector_bytes_for(element, problem->leading_dimension * element,
                                                          power_of_two_at_least(problem->cols * element)),
                                         8 * element);
-  size_t vector_elements = spec.vector_bytes / element, column_vectors = ceil_div(problem->cols, vector_elements);
-  /* A warp across a row (whole stretches of it for each warp) and rows down the block; a wider
-   * tile where the rows are too few to give each thread a full round of loads. */
-  spec.unroll = vector_elements <= 4 ? 8 : 4;
-  size_t across = min_size(power_of_two_at_least(column_vectors), 32);
-  while (across < spec.block && across < column_vectors && spec.block / across * spec.unroll > problem->rows)
-    across *= 2;
-  spec.group = (uint16_t)across;
-  size_t tiles = max_size(ceil_div(column_vectors, across), 1), down = spec.block / across;
-  size_t blocks = (size_t)sm_count * spec.blocks_per_sm;
-  size_t accumulator = cureduce_accumulator_bytes(problem->op, problem->transform, problem->input_type);
-  size_t splits = min_size(ceil_div(blocks, tiles), ceil_div(problem->rows, down * spec.unroll));
-  splits = min_size(splits, slot_partials_bytes / max_size(problem->cols * accumulator, 1));
-  spec.splits = (uint16_t)max_size(min_size(splits, 65535), 1);
-  return spec;
+  spec.unroll = spec.vector_bytes / element <= 4 ? 8 : 4;
+  column_fit fit = fit_column_tiles(problem, spec, sm_count);
+  if (fit.blocks < fit.wanted_blocks) {
+    cureduce_spec larger = spec;
+    larger.block = 1024, larger.blocks_per_sm = 1;
+    column_fit large = fit_column_tiles(problem, larger, sm_count);
+    if (large.bytes_in_flight > fit.bytes_in_flight)
+      fit = large;
+  }
+  return fit.spec;
 }
 
 cureduce_spec cureduce_shape_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
@@ -234,7 +298,7 @@ cureduce_shape_launch cureduce_shape_geometry(const cureduce_spec *spec, const c
   case CUREDUCE_STRATEGY_ROW_GROUPS:
   case CUREDUCE_STRATEGY_SEGMENT_GROUPS: {
     size_t groups = ceil_div(rows, spec->cols ? spec->unroll : 1), per_block = spec->block / spec->group;
-    launch.grid_x = (unsigned)max_size(min_size(ceil_div(groups, per_block), resident), 1);
+    launch.grid_x = (unsigned)even_passes(ceil_div(groups, per_block), resident);
     break;
   }
   case CUREDUCE_STRATEGY_ROW_BLOCKS: /* x: a row's splits, y: rows (row_blocks.cu) */
@@ -244,7 +308,8 @@ cureduce_shape_launch cureduce_shape_geometry(const cureduce_spec *spec, const c
     bool segments = spec->strategy == CUREDUCE_STRATEGY_SEGMENT_BLOCKS;
     size_t slots = segments ? resident : max_size(resident / spec->splits, 1);
     launch.grid_x = spec->splits;
-    launch.grid_y = (unsigned)max_size(min_size(min_size(rows, slots), 65535), 1);
+    size_t row_blocks = segments ? max_size(min_size(rows, slots), 1) : even_passes(rows, slots);
+    launch.grid_y = (unsigned)min_size(row_blocks, 65535);
     if (spec->splits > 1) /* an exact sum's blocks add into one set of words a row */
       tickets = rows, partials = spec->op == CUREDUCE_OP_EXACT_SUM ? rows : rows * spec->splits;
     break;
@@ -360,10 +425,8 @@ static void neighbours(const cureduce_spec *spec, int max_threads_per_sm, bool q
     return;
   out[4].unroll = (uint8_t)(spec->unroll / 2), out[5].unroll = (uint8_t)(spec->unroll * 2);
   out[6].block = (uint16_t)(spec->block / 2), out[7].block = (uint16_t)(spec->block * 2);
-  for (int i = 6; i < 8; i++) {
-    unsigned per_sm = out[i].block ? (unsigned)max_threads_per_sm / out[i].block : 0;
-    out[i].blocks_per_sm = (uint16_t)(per_sm < 1 ? 1 : per_sm > 32 ? 32 : per_sm);
-  }
+  for (int i = 6; i < 8; i++)
+    out[i].blocks_per_sm = blocks_per_sm_of(out[i].block, max_threads_per_sm);
 }
 
 /* Whether a candidate may join the space: a legal production spec for the problem (which keeps a

@@ -266,6 +266,95 @@ START_TEST(test_fit_workspace) {
 }
 END_TEST
 
+static cureduce_spec heuristic_of(cureduce_layout layout, cureduce_dtype type, uint64_t rows, uint64_t cols,
+                                  cureduce_shape_launch *launch) {
+  cureduce_problem problem;
+  cureduce_problem_init_matrix(&problem, layout, CUREDUCE_OP_SUM, type, type, rows, cols, cols);
+  cureduce_spec spec = cureduce_shape_heuristic(&problem, device.sm_count, device.max_threads_per_sm);
+  ck_assert(cureduce_spec_validate_production(&spec) == CUREDUCE_STATUS_OK);
+  ck_assert(cureduce_shape_check_spec(&spec, &problem) == CUREDUCE_STATUS_OK);
+  *launch = cureduce_shape_geometry(&spec, &problem, device.sm_count);
+  ck_assert_uint_le(launch->workspace_bytes, CUREDUCE_SLOT_BYTES);
+  return spec;
+}
+
+/* What every columns launch of the heuristic keeps: splits at most two an SM (the last block of a
+ * tile folds them all), each row of a tile whole 128-byte lines or the matrix's whole row, and a
+ * row of the matrix for each row of a tile's threads where the tile is narrower than the row. */
+static void check_column_tiles(cureduce_dtype type, uint64_t rows, uint64_t cols, const cureduce_spec *spec) {
+  uint64_t column_vectors = (cols + spec->vector_bytes / cureduce_dtype_size(type) - 1) /
+                            (spec->vector_bytes / cureduce_dtype_size(type));
+  bool whole_row = spec->group >= column_vectors;
+  ck_assert_uint_le(spec->splits, 2 * device.sm_count);
+  ck_assert(whole_row || (size_t)spec->group * spec->vector_bytes >= 128);
+  ck_assert(whole_row || spec->block / spec->group <= rows);
+}
+
+/* Columns of 2^28 f32 elements, 2 to 2^28 columns. On an H200, tiles as wide as a block of 256
+ * (one thread high) read wide matrices at 95-98% of the read ceiling, where tiles a warp wide and
+ * 32 threads down took 61-83%: so wherever such tiles alone make two blocks an SM, that is the
+ * tile. Every shape keeps at least two blocks of 256 threads an SM, and tall matrices spread their
+ * rows over every SM. Then u8, f16 and f64 at 2^20 and 2^28, and empty matrices. */
+START_TEST(test_geometry_of_columns) {
+  for (unsigned log_cols = 1; log_cols <= 28; log_cols++) {
+    uint64_t cols = (uint64_t)1 << log_cols, rows = ((uint64_t)1 << 28) / cols;
+    cureduce_shape_launch launch;
+    cureduce_spec spec = heuristic_of(CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_F32, rows, cols, &launch);
+    check_column_tiles(CUREDUCE_F32, rows, cols, &spec);
+    ck_assert_uint_ge((uint64_t)launch.grid_x * launch.grid_y * spec.block, 2 * device.sm_count * 256);
+    if (cols / 4 >= 2 * device.sm_count * 256u)
+      ck_assert(spec.block == 256 && spec.group == 256 && spec.splits == 1);
+    if (cols <= 64)
+      ck_assert_uint_ge(spec.splits, device.sm_count);
+  }
+  static const cureduce_dtype types[] = {CUREDUCE_U8, CUREDUCE_F16, CUREDUCE_F64};
+  for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+    for (unsigned log_total = 20; log_total <= 28; log_total += 8)
+      for (unsigned log_cols = 0; log_cols <= log_total; log_cols += 2) {
+        uint64_t cols = (uint64_t)1 << log_cols, rows = ((uint64_t)1 << log_total) / cols;
+        cureduce_shape_launch launch;
+        cureduce_spec spec = heuristic_of(CUREDUCE_LAYOUT_COLUMNS, types[t], rows, cols, &launch);
+        check_column_tiles(types[t], rows, cols, &spec);
+        if (log_total == 28)
+          ck_assert_uint_ge((uint64_t)launch.grid_x * launch.grid_y * spec.block, 2 * device.sm_count * 256);
+      }
+  static const uint64_t empty[][2] = {{0, 0}, {0, 1000}, {1000, 0}};
+  for (size_t i = 0; i < 3; i++) {
+    cureduce_shape_launch launch;
+    heuristic_of(CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_F32, empty[i][0], empty[i][1], &launch);
+    ck_assert(launch.grid_x >= 1 && launch.grid_y >= 1);
+  }
+}
+END_TEST
+
+/* Rows of blocks run in one wave and in equal passes: where the rows are fewer than the device's
+ * blocks, every row at once (64 rows of 2^22 f32: 16 splits each, not 17 with two rows left for a
+ * second pass); where more, as few blocks as take them in as few passes (2048 rows: 1024 blocks of
+ * two rows, not 1056 with 32 of them one). Row groups' blocks likewise. */
+START_TEST(test_geometry_of_rows) {
+  for (unsigned log_cols = 4; log_cols <= 28; log_cols++) {
+    uint64_t cols = (uint64_t)1 << log_cols, rows = ((uint64_t)1 << 28) / cols;
+    cureduce_shape_launch launch;
+    cureduce_spec spec = heuristic_of(CUREDUCE_LAYOUT_ROWS, CUREDUCE_F32, rows, cols, &launch);
+    size_t resident = (size_t)device.sm_count * spec.blocks_per_sm;
+    ck_assert_uint_le((size_t)launch.grid_x * launch.grid_y, resident);
+    if (spec.strategy == CUREDUCE_STRATEGY_ROW_BLOCKS) {
+      size_t slots = resident / spec.splits, passes = (rows + launch.grid_y - 1) / launch.grid_y;
+      ck_assert_uint_eq(passes, (rows + slots - 1) / slots);
+      ck_assert_uint_lt((uint64_t)(launch.grid_y - 1) * passes, rows);
+      if (rows <= resident)
+        ck_assert(launch.grid_y == rows && spec.splits == resident / rows);
+    } else {
+      uint64_t groups = spec.cols ? (rows + spec.unroll - 1) / spec.unroll : rows;
+      uint64_t units = (groups + spec.block / spec.group - 1) / (spec.block / spec.group);
+      size_t passes = (units + launch.grid_x - 1) / launch.grid_x;
+      ck_assert_uint_eq(passes, (units + resident - 1) / resident);
+      ck_assert_uint_lt((uint64_t)(launch.grid_x - 1) * passes, units);
+    }
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("tune-space");
   TCase *space = tcase_create("space");
@@ -276,6 +365,8 @@ int main(void) {
   tcase_add_test(space, test_space_of_short_exact_shapes);
   tcase_add_test(space, test_space_of_split_exact_shapes);
   tcase_add_test(space, test_fit_workspace);
+  tcase_add_test(space, test_geometry_of_columns);
+  tcase_add_test(space, test_geometry_of_rows);
   tcase_add_test(space, test_pair_jobs_refused);
   suite_add_tcase(suite, space);
   return harness_run(suite, false);
