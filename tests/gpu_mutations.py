@@ -46,7 +46,7 @@ MUTANTS = [
     ("common.cuh",
      "return op::shifted ? op::start(first) : op::identity();",
      "return op::shifted ? op::start(op::mapped_storage(0)) : op::identity();",
-     ("test-gpu-transforms", "f32"), "test_statistics", "the moments sum deviations from 0, not from an element"),
+     ("test-gpu-transforms", "f32"), "test_statistics_planted", "the moments sum deviations from 0, not from an element"),
     ("common.cuh",
      "(a.count - (sample ? 1.0 : 0.0))",
      "(a.count - (sample ? 0.0 : 0.0))",

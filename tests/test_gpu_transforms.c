@@ -933,8 +933,9 @@ static double noise(void) {
 
 /* Planted cases at 2^20 + 3 elements, each through the heuristic's plan of every statistic (the
  * reference checks the documented semantics; these make the data reach them): the variances of
- * unit noise about a mean of 1e8 (1000 for 16-bit types, whose precision stops there), where the
- * sum of squares formula would lose every digit; logsumexp of values near +1e4 and near -1e4
+ * unit noise about a mean of 1e8 (1e6 for f32 and 1000 for 16-bit types, whose precision stops
+ * there: f32 holds 1e8 + noise as 1e8 alone), where the sum of squares formula would lose every
+ * digit (for f32 in its double accumulator, about a tenth of the variance); logsumexp of values near +1e4 and near -1e4
  * (each exp of its own underflows or overflows); the largest element alone at the end, the rest
  * 40 below it; a NaN; +inf; -inf everywhere. */
 START_TEST(test_statistics_planted) {
@@ -942,10 +943,10 @@ START_TEST(test_statistics_planted) {
   size_t element = cureduce_dtype_size(tested_type);
   unsigned char *host = malloc(n * element);
   ck_assert(host);
-  bool narrow = element == 2;
+  double mean = element == 2 ? 1000.0 : element == 4 ? 1e6 : 1e8;
   for (int plant = 0; plant < 7; plant++) {
     for (size_t i = 0; i < n; i++) {
-      double x = plant == 0   ? (narrow ? 1000.0 : 1e8) + noise()
+      double x = plant == 0   ? mean + noise()
                  : plant == 1 ? 1e4 + 40 * cureduce_ref_random_unit()
                  : plant == 2 ? -1e4 - 40 * cureduce_ref_random_unit()
                  : plant == 6 ? -INFINITY
