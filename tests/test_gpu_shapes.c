@@ -152,24 +152,6 @@ static void execute(run *r) {
     cureduce_plan_destroy(plan);
 }
 
-/* The elements of result i, gathered from host data whose element 0 is the run's input. */
-static size_t gather(const cureduce_problem *p, const unsigned char *data, const int64_t *begin, const int64_t *end,
-                     uint64_t i, unsigned char *into) {
-  size_t element = cureduce_dtype_size(p->input_type);
-  if (p->layout == CUREDUCE_LAYOUT_ROWS) {
-    memcpy(into, data + i * p->leading_dimension * element, p->cols * element);
-    return p->cols;
-  }
-  if (p->layout == CUREDUCE_LAYOUT_COLUMNS) {
-    for (uint64_t r = 0; r < p->rows; r++)
-      memcpy(into + r * element, data + (r * p->leading_dimension + i) * element, element);
-    return p->rows;
-  }
-  size_t length = end[i] > begin[i] ? (size_t)(end[i] - begin[i]) : 0;
-  memcpy(into, data + (size_t)begin[i] * element, length * element);
-  return length;
-}
-
 /* Poisons, runs, and checks every result and the guard. */
 static void check_run(run *r, const unsigned char *host, const int64_t *begin, const int64_t *end, bool rounding) {
   const cureduce_problem *p = &r->problem;
@@ -184,7 +166,7 @@ static void check_run(run *r, const unsigned char *host, const int64_t *begin, c
   for (size_t b = bytes; b < bytes + guard_bytes; b++)
     ck_assert_msg(got[b] == poison_byte, "%s wrote past its %zu result bytes", r->spec ? r->spec : "heuristic", bytes);
   for (uint64_t i = 0; i < cureduce_problem_results(p); i++) {
-    size_t length = gather(p, host, begin, end, i, gathered);
+    size_t length = cureduce_ref_gather(p, host, begin, end, i, gathered);
     cureduce_ref_result expected =
         length == 0 ? empty_result(p->op, p->output_type)
         : rounding  ? cureduce_ref_expected_sum(p->input_type, p->output_type, gathered, length,

@@ -138,24 +138,6 @@ static cureduce_ref_result expected_of(const cureduce_problem *p, const unsigned
   return r;
 }
 
-/* The elements of result i, gathered from host data whose element 0 is the run's input. */
-static size_t gather(const cureduce_problem *p, const unsigned char *data, const int64_t *begin, const int64_t *end,
-                     uint64_t i, unsigned char *into) {
-  size_t element = cureduce_dtype_size(p->input_type);
-  switch (p->layout) {
-  case CUREDUCE_LAYOUT_CONTIGUOUS: memcpy(into, data, (size_t)p->n * element); return (size_t)p->n;
-  case CUREDUCE_LAYOUT_ROWS: memcpy(into, data + i * p->leading_dimension * element, p->cols * element); return p->cols;
-  case CUREDUCE_LAYOUT_COLUMNS:
-    for (uint64_t r = 0; r < p->rows; r++)
-      memcpy(into + r * element, data + (r * p->leading_dimension + i) * element, element);
-    return p->rows;
-  default: break;
-  }
-  size_t length = end[i] > begin[i] ? (size_t)(end[i] - begin[i]) : 0;
-  memcpy(into, data + (size_t)begin[i] * element, length * element);
-  return length;
-}
-
 /* ---- running ----------------------------------------------------------------------------------- */
 
 typedef struct run {
@@ -218,9 +200,9 @@ static void execute_and_check(const run *r) {
   for (size_t b = bytes; b < bytes + guard_bytes; b++)
     ck_assert_msg(got[b] == poison_byte, "%s wrote past its %zu result bytes", info.spec, bytes);
   for (uint64_t i = 0; i < cureduce_problem_results(p); i++) {
-    size_t length = gather(p, r->host, r->begin, r->end, i, elements);
+    size_t length = cureduce_ref_gather(p, r->host, r->begin, r->end, i, elements);
     if (r->host_second)
-      gather(p, r->host_second, r->begin, r->end, i, second_elements);
+      cureduce_ref_gather(p, r->host_second, r->begin, r->end, i, second_elements);
     cureduce_ref_result expected = expected_of(p, elements, r->host_second ? second_elements : NULL, length,
                                                r->rounding, depth_of(p, &info, length));
     cureduce_value value = {.index = -1};

@@ -655,3 +655,50 @@ void cureduce_ref_convert(cureduce_dtype from, cureduce_dtype to, cureduce_value
   convert_scalar(from, to, &value->value);
   convert_scalar(from, to, &value->mean);
 }
+
+/* ---- the elements of a result -------------------------------------------------------------------- */
+
+/* One element of `size` bytes: a constant size, so that the copy is a move, not a call. */
+static void copy_element(unsigned char *to, const unsigned char *from, size_t size) {
+  switch (size) {
+  case 1: *to = *from; break;
+  case 2: memcpy(to, from, 2); break;
+  case 4: memcpy(to, from, 4); break;
+  default: memcpy(to, from, 8); break;
+  }
+}
+
+/* A band of rows at a time, each of its columns copied whole: the band's lines stay in the cache
+ * while its columns are read from them, and each column's stretch is written in order. */
+void cureduce_ref_gather_columns(const cureduce_problem *p, const void *data, uint64_t first, uint64_t count,
+                                 void *into) {
+  enum { band_rows = 64 };
+  size_t element = cureduce_dtype_size(p->input_type), pitch = p->leading_dimension * element;
+  for (uint64_t band = 0; band < p->rows; band += band_rows) {
+    uint64_t band_end = p->rows - band < band_rows ? p->rows : band + band_rows;
+    for (uint64_t c = 0; c < count; c++) {
+      const unsigned char *from = (const unsigned char *)data + band * pitch + (first + c) * element;
+      unsigned char *to = (unsigned char *)into + (c * p->rows + band) * element;
+      for (uint64_t r = band; r < band_end; r++, from += pitch, to += element)
+        copy_element(to, from, element);
+    }
+  }
+}
+
+size_t cureduce_ref_gather(const cureduce_problem *p, const void *data, const int64_t *begin, const int64_t *end,
+                           uint64_t i, void *into) {
+  size_t element = cureduce_dtype_size(p->input_type);
+  uint64_t first = 0, length = p->n;
+  switch (p->layout) {
+  case CUREDUCE_LAYOUT_COLUMNS: cureduce_ref_gather_columns(p, data, i, 1, into); return (size_t)p->rows;
+  case CUREDUCE_LAYOUT_ROWS: first = i * p->leading_dimension, length = p->cols; break;
+  case CUREDUCE_LAYOUT_SEGMENTS: /* an empty one's begin may lie anywhere */
+    if (end[i] <= begin[i])
+      return 0;
+    first = (uint64_t)begin[i], length = (uint64_t)(end[i] - begin[i]);
+    break;
+  default: break;
+  }
+  memcpy(into, (const unsigned char *)data + first * element, length * element);
+  return (size_t)length;
+}

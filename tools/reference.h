@@ -91,6 +91,17 @@ void cureduce_ref_map_product(cureduce_dtype input, const void *x, const void *y
  * float rounded once to nearest, an integer's value; the index stays. */
 void cureduce_ref_convert(cureduce_dtype from, cureduce_dtype to, cureduce_value *value);
 
+/* The elements of result i of a problem (its row, column or segment; a contiguous problem's one
+ * result is the whole array), from host data whose element 0 is the problem's first, into `into`;
+ * returns how many. begin and end are a segments problem's bounds (NULL otherwise). */
+size_t cureduce_ref_gather(const cureduce_problem *p, const void *data, const int64_t *begin, const int64_t *end,
+                           uint64_t i, void *into);
+/* Columns [first, first + count) of a columns problem into `into`, each whole (p->rows elements)
+ * after the one before: read row by row, in the data's order, where a column at a time would miss
+ * the cache at every element of a wide matrix. */
+void cureduce_ref_gather_columns(const cureduce_problem *p, const void *data, uint64_t first, uint64_t count,
+                                 void *into);
+
 /* The result as a double (or the index for arg ops, separately), for messages. */
 double cureduce_ref_value_as_double(cureduce_dtype type, const cureduce_value *value);
 
