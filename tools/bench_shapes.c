@@ -108,19 +108,26 @@ static void enqueue_cub(void *state, const void *what) {
 
 /* ---- checking ------------------------------------------------------------------------------------ */
 
-/* The elements of result i, from a host copy of an input (x or y). */
+/* Columns gathered at a time for their references: as many as fill GATHER_BYTES (one at least):
+ * each chunk is a pass over the whole matrix. */
+enum { GATHER_BYTES = 256 << 20 };
+
+static uint64_t results_gathered_at_once(const cureduce_problem *p) {
+  if (p->layout != CUREDUCE_LAYOUT_COLUMNS)
+    return 1;
+  uint64_t column_bytes = p->rows * cureduce_dtype_size(p->input_type);
+  uint64_t count = column_bytes ? GATHER_BYTES / column_bytes : p->cols;
+  return count < 1 ? 1 : count > p->cols ? p->cols : count;
+}
+
+/* The elements of results [i, i + count) from a host copy of an input (x or y), each whole after the
+ * one before (count > 1: columns alone); returns each one's length. */
 static size_t gather(const shapes_state *s, const unsigned char *host, const cureduce_problem *p, uint64_t i,
-                     unsigned char *into) {
-  size_t element = cureduce_dtype_size(p->input_type);
-  if (p->layout == CUREDUCE_LAYOUT_COLUMNS) {
-    for (uint64_t r = 0; r < p->rows; r++)
-      memcpy(into + r * element, host + (r * p->leading_dimension + i) * element, element);
-    return p->rows;
-  }
-  uint64_t first = p->layout == CUREDUCE_LAYOUT_ROWS ? i * p->leading_dimension : (uint64_t)s->begin[i];
-  size_t length = p->layout == CUREDUCE_LAYOUT_ROWS ? p->cols : (size_t)(s->end[i] - s->begin[i]);
-  memcpy(into, host + first * element, length * element);
-  return length;
+                     uint64_t count, unsigned char *into) {
+  if (p->layout != CUREDUCE_LAYOUT_COLUMNS)
+    return cureduce_ref_gather(p, host, s->begin, s->end, i, into);
+  cureduce_ref_gather_columns(p, host, i, count, into);
+  return (size_t)p->rows;
 }
 
 /* Runs the plan once and compares every result with the host reference (the data are the exact
@@ -128,34 +135,38 @@ static size_t gather(const shapes_state *s, const unsigned char *host, const cur
  * rounding bound; an empty segment gives the identity). */
 static bool results_match(shapes_state *s, const plan_call *c) {
   const cureduce_problem *p = &c->shape->problem;
-  uint64_t results = cureduce_problem_results(p);
-  size_t result_bytes = cureduce_result_bytes(p->op, p->output_type);
+  uint64_t results = cureduce_problem_results(p), at_once = results_gathered_at_once(p);
+  size_t result_bytes = cureduce_result_bytes(p->op, p->output_type), element = cureduce_dtype_size(p->input_type);
   cureduce_bench_check_cuda(s->run->cu->cuMemsetD8(s->output, 0xA5, results * result_bytes), "cuMemsetD8");
   enqueue_plan(s, c);
   unsigned char *got = malloc(results * result_bytes);
   uint64_t longest = p->layout == CUREDUCE_LAYOUT_COLUMNS ? p->rows : p->layout == CUREDUCE_LAYOUT_ROWS ? p->cols : 0;
   for (uint64_t i = 0; p->layout == CUREDUCE_LAYOUT_SEGMENTS && i < p->rows; i++)
     longest = (uint64_t)(s->end[i] - s->begin[i]) > longest ? (uint64_t)(s->end[i] - s->begin[i]) : longest;
-  size_t gathered_bytes = longest * cureduce_dtype_size(p->input_type) + 16;
+  size_t gathered_bytes = at_once * longest * element + 16;
   unsigned char *gathered = malloc(gathered_bytes), *gathered_second = malloc(gathered_bytes);
   if (!got || !gathered || !gathered_second)
     cureduce_bench_fail("no host memory for the check");
   cureduce_bench_check_cuda(s->run->cu->cuStreamSynchronize(s->run->stream), "cuStreamSynchronize");
   cureduce_bench_check_cuda(s->run->cu->cuMemcpyDtoH(got, s->output, results * result_bytes), "cuMemcpyDtoH");
-  bool ok = true;
-  for (uint64_t i = 0; ok && i < results; i++) {
-    size_t length = gather(s, s->host, p, i, gathered);
-    bool pair = cureduce_transform_is_pair(p->transform);
+  bool ok = true, pair = cureduce_transform_is_pair(p->transform);
+  for (uint64_t first = 0; ok && first < results; first += at_once) {
+    uint64_t count = results - first < at_once ? results - first : at_once;
+    size_t length = gather(s, s->host, p, first, count, gathered);
     if (pair)
-      gather(s, s->host_second, p, i, gathered_second);
-    cureduce_ref_result want = cureduce_ref_expected_mapped(p->op, p->transform, p->input_type, p->output_type,
-                                                            gathered, pair ? gathered_second : NULL, length);
-    cureduce_value value = {.index = -1};
-    memcpy(&value, got + i * result_bytes, result_bytes);
-    char why[256];
-    if (length && !cureduce_ref_matches(p->op, p->output_type, &value, &want, why, sizeof why)) {
-      fprintf(stderr, "cureduce-bench: WRONG RESULT %llu of the shape: %s\n", (unsigned long long)i, why);
-      ok = false;
+      gather(s, s->host_second, p, first, count, gathered_second);
+    for (uint64_t k = 0; ok && k < count; k++) {
+      uint64_t i = first + k;
+      cureduce_ref_result want =
+          cureduce_ref_expected_mapped(p->op, p->transform, p->input_type, p->output_type, gathered + k * length * element,
+                                       pair ? gathered_second + k * length * element : NULL, length);
+      cureduce_value value = {.index = -1};
+      memcpy(&value, got + i * result_bytes, result_bytes);
+      char why[256];
+      if (length && !cureduce_ref_matches(p->op, p->output_type, &value, &want, why, sizeof why)) {
+        fprintf(stderr, "cureduce-bench: WRONG RESULT %llu of the shape: %s\n", (unsigned long long)i, why);
+        ok = false;
+      }
     }
   }
   free(got);
