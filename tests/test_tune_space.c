@@ -355,6 +355,57 @@ START_TEST(test_geometry_of_rows) {
 }
 END_TEST
 
+/* Distinct kernels (a spec's kernel part: what its source depends on), in a set of at most
+ * `max`. */
+typedef struct {
+  cureduce_spec kernels[2048];
+  size_t count;
+} kernel_set;
+
+static void add_kernel(kernel_set *set, const cureduce_spec *spec) {
+  cureduce_spec kernel = cureduce_spec_kernel_part(spec);
+  for (size_t i = 0; i < set->count; i++)
+    if (cureduce_spec_equal(&set->kernels[i], &kernel))
+      return;
+  ck_assert_uint_lt(set->count, sizeof set->kernels / sizeof set->kernels[0]);
+  set->kernels[set->count++] = kernel;
+}
+
+/* How many kernels a stream of shapes can make the heuristic compile, per operation and types, as
+ * the README counts them: rows with their length compiled in (at most 256 bytes), up to 6 a length
+ * (load widths the leading dimension's alignment allows, and the packed form); 6 for rows of a
+ * length at run time (group sizes); 1 for split rows; at most 80 for columns (4 load widths at most
+ * by 20 tiles), 60 for f32. Every compiled length, with padded leading dimensions, and long rows and
+ * columns of many shapes, for f32 and u8 sums. */
+START_TEST(test_heuristic_kernels_bounded) {
+  static const cureduce_dtype types[] = {CUREDUCE_F32, CUREDUCE_U8};
+  static const uint64_t row_counts[] = {1, 3, 64, 1000, (1 << 16) + 1, 1 << 20, 1 << 27};
+  static kernel_set rows, columns;
+  for (size_t t = 0; t < 2; t++) {
+    rows.count = columns.count = 0;
+    size_t element = cureduce_dtype_size(types[t]), compiled_lengths = CUREDUCE_COMPILED_ROW_BYTES_MAX / element;
+    for (uint64_t cols = 1; cols <= ((uint64_t)1 << 28); cols = cols < 2 * compiled_lengths ? cols + 1 : cols * 2 + 1)
+      for (size_t r = 0; r < sizeof row_counts / sizeof row_counts[0]; r++)
+        for (uint64_t pad = 0; pad <= 8; pad = pad ? pad * 2 : 1) {
+          uint64_t leading = cols + pad;
+          if (row_counts[r] * leading > ((uint64_t)1 << 31))
+            continue;
+          for (int layout = CUREDUCE_LAYOUT_ROWS; layout <= CUREDUCE_LAYOUT_COLUMNS; layout++) {
+            cureduce_problem problem;
+            cureduce_problem_init_matrix(&problem, (cureduce_layout)layout, CUREDUCE_OP_SUM, types[t], types[t],
+                                         row_counts[r], cols, leading);
+            cureduce_spec spec = cureduce_shape_heuristic(&problem, device.sm_count, device.max_threads_per_sm);
+            add_kernel(layout == CUREDUCE_LAYOUT_ROWS ? &rows : &columns, &spec);
+          }
+        }
+    size_t columns_most = types[t] == CUREDUCE_F32 ? 60 : 80;
+    ck_assert_uint_le(rows.count, compiled_lengths * 6 + 6 + 1);
+    ck_assert_uint_le(columns.count, columns_most);
+    ck_assert_uint_ge(rows.count, compiled_lengths); /* the sweep reached every compiled length */
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *suite = suite_create("tune-space");
   TCase *space = tcase_create("space");
@@ -367,6 +418,7 @@ int main(void) {
   tcase_add_test(space, test_fit_workspace);
   tcase_add_test(space, test_geometry_of_columns);
   tcase_add_test(space, test_geometry_of_rows);
+  tcase_add_test(space, test_heuristic_kernels_bounded);
   tcase_add_test(space, test_pair_jobs_refused);
   suite_add_tcase(suite, space);
   return harness_run(suite, false);
