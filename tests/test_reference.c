@@ -21,7 +21,8 @@ START_TEST(test_gather_matrices) {
   static uint32_t into[max_elements];
   const uint64_t rows = 37, cols = 53, leading = 61;
   cureduce_problem p;
-  cureduce_problem_init_matrix(&p, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_SUM, CUREDUCE_U32, CUREDUCE_U32, rows, cols, leading);
+  cureduce_problem_init_matrix(&p, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_SUM, CUREDUCE_U32, CUREDUCE_U32, rows, cols,
+                               leading);
   for (uint64_t r = 0; r < rows; r++) {
     ck_assert_uint_eq(cureduce_ref_gather(&p, data, NULL, NULL, r, into), cols);
     for (uint64_t c = 0; c < cols; c++)

@@ -157,9 +157,10 @@ static bool results_match(shapes_state *s, const plan_call *c) {
       gather(s, s->host_second, p, first, count, gathered_second);
     for (uint64_t k = 0; ok && k < count; k++) {
       uint64_t i = first + k;
-      cureduce_ref_result want =
-          cureduce_ref_expected_mapped(p->op, p->transform, p->input_type, p->output_type, gathered + k * length * element,
-                                       pair ? gathered_second + k * length * element : NULL, length);
+      size_t offset = k * length * element;
+      cureduce_ref_result want = cureduce_ref_expected_mapped(p->op, p->transform, p->input_type, p->output_type,
+                                                              gathered + offset, pair ? gathered_second + offset : NULL,
+                                                              length);
       cureduce_value value = {.index = -1};
       memcpy(&value, got + i * result_bytes, result_bytes);
       char why[256];
