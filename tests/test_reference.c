@@ -15,26 +15,28 @@ static void fill_random(void) {
     data[i] = (uint32_t)cureduce_ref_random();
 }
 
-/* A padded matrix (leading > cols), by rows and by columns, and a contiguous array. */
-START_TEST(test_gather_matrices) {
-  fill_random();
+/* Every result of a padded matrix (leading > cols) by rows or by columns: element k of result i
+ * is the matrix's (i, k), or (k, i). */
+static void check_matrix_gather(cureduce_layout layout) {
   static uint32_t into[max_elements];
   const uint64_t rows = 37, cols = 53, leading = 61;
+  bool by_rows = layout == CUREDUCE_LAYOUT_ROWS;
   cureduce_problem p;
-  cureduce_problem_init_matrix(&p, CUREDUCE_LAYOUT_ROWS, CUREDUCE_OP_SUM, CUREDUCE_U32, CUREDUCE_U32, rows, cols,
-                               leading);
-  for (uint64_t r = 0; r < rows; r++) {
-    ck_assert_uint_eq(cureduce_ref_gather(&p, data, NULL, NULL, r, into), cols);
-    for (uint64_t c = 0; c < cols; c++)
-      ck_assert_uint_eq(into[c], data[r * leading + c]);
+  cureduce_problem_init_matrix(&p, layout, CUREDUCE_OP_SUM, CUREDUCE_U32, CUREDUCE_U32, rows, cols, leading);
+  for (uint64_t i = 0; i < (by_rows ? rows : cols); i++) {
+    ck_assert_uint_eq(cureduce_ref_gather(&p, data, NULL, NULL, i, into), by_rows ? cols : rows);
+    for (uint64_t k = 0; k < (by_rows ? cols : rows); k++)
+      ck_assert_uint_eq(into[k], (by_rows ? data[i * leading + k] : data[k * leading + i]));
   }
-  cureduce_problem_init_matrix(&p, CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_SUM, CUREDUCE_U32, CUREDUCE_U32, rows, cols,
-                               leading);
-  for (uint64_t c = 0; c < cols; c++) {
-    ck_assert_uint_eq(cureduce_ref_gather(&p, data, NULL, NULL, c, into), rows);
-    for (uint64_t r = 0; r < rows; r++)
-      ck_assert_uint_eq(into[r], data[r * leading + c]);
-  }
+}
+
+/* A padded matrix by rows and by columns, and a contiguous array. */
+START_TEST(test_gather_matrices) {
+  fill_random();
+  check_matrix_gather(CUREDUCE_LAYOUT_ROWS);
+  check_matrix_gather(CUREDUCE_LAYOUT_COLUMNS);
+  static uint32_t into[max_elements];
+  cureduce_problem p;
   cureduce_problem_init(&p, CUREDUCE_OP_SUM, CUREDUCE_U32, CUREDUCE_U32, 1000);
   ck_assert_uint_eq(cureduce_ref_gather(&p, data, NULL, NULL, 0, into), 1000);
   ck_assert(memcmp(into, data, 1000 * sizeof data[0]) == 0);
