@@ -355,8 +355,8 @@ START_TEST(test_geometry_of_rows) {
 }
 END_TEST
 
-/* Distinct kernels (a spec's kernel part: what its source depends on), in a set of at most
- * `max`. */
+/* Distinct kernels (a spec's kernel part: what its source depends on), 2048 at most: more fails
+ * the test. */
 typedef struct {
   cureduce_spec kernels[2048];
   size_t count;
