@@ -918,8 +918,8 @@ static double noise(void) {
  * unit noise about a mean of 1e8 (1e6 for f32 and 1000 for 16-bit types, whose precision stops
  * there: f32 holds 1e8 + noise as 1e8 alone), where the sum of squares formula would lose every
  * digit (for f32 in its double accumulator, about a tenth of the variance); logsumexp of values
- * near +1e4 and near -1e4 (each exp of its own underflows or overflows); the largest element alone at the end, the rest
- * 40 below it; a NaN; +inf; -inf everywhere. */
+ * near +1e4 and near -1e4 (each exp of its own underflows or overflows); the largest element alone
+ * at the end, the rest 40 below it; a NaN; +inf; -inf everywhere. */
 START_TEST(test_statistics_planted) {
   const size_t n = (1 << 20) + 3;
   size_t element = cureduce_dtype_size(tested_type);
