@@ -59,21 +59,41 @@ __device__ __forceinline__ void fold_down(acc_t *acc) {
   }
 }
 
-// Column c's partials, one a split, folded in split order with eight loads in flight (one at a
-// time, each split cost the last block a round trip to memory).
-__device__ __forceinline__ acc_t fold_splits(const acc_t *partials, u64 c, u64 cols) {
+// The last block folds each column's partials, one a split: split_lanes threads a column (as
+// many as the block holds for the tile's columns, a warp at most), each folding the splits lane,
+// lane + split_lanes, ... in order with eight loads in flight, then the column's lanes folded by
+// shuffles in a fixed tree, the same order every run. One thread a column took every split in
+// turn: a tile of two columns with 256 splits waited on 32 rounds of loads one after another.
+const unsigned tile_columns = across * vector_elements;
+const unsigned split_lanes = CUREDUCE_BLOCK / tile_columns >= 32 ? 32
+                             : CUREDUCE_BLOCK >= tile_columns   ? CUREDUCE_BLOCK / tile_columns
+                                                                : 1;
+
+__device__ __forceinline__ acc_t fold_splits(const acc_t *partials, u64 c, u64 cols, unsigned lane) {
   const unsigned in_flight = 8;
   acc_t v = op::identity();
-  unsigned s = 0;
-  for (; s + in_flight <= gridDim.y; s += in_flight) {
+  unsigned s = lane;
+  for (; s + (in_flight - 1) * split_lanes < gridDim.y; s += in_flight * split_lanes) {
     acc_t loaded[in_flight];
 #pragma unroll
-    for (unsigned k = 0; k < in_flight; k++) loaded[k] = load_partial(partials + (u64)(s + k) * cols + c);
+    for (unsigned k = 0; k < in_flight; k++) loaded[k] = load_partial(partials + (u64)(s + k * split_lanes) * cols + c);
 #pragma unroll
     for (unsigned k = 0; k < in_flight; k++) v = op::combine(v, loaded[k]);
   }
-  for (; s < gridDim.y; s++) v = op::combine(v, load_partial(partials + (u64)s * cols + c));
+  for (; s < gridDim.y; s += split_lanes) v = op::combine(v, load_partial(partials + (u64)s * cols + c));
   return v;
+}
+
+// The tile's columns, split_lanes threads each (a warp's lanes reach the shuffles together: a
+// column a warp, or the whole tile in one turn).
+__device__ __forceinline__ void finish_tile(const acc_t *partials, u64 tile_first, const shape_t &shape, void *out) {
+  const unsigned lane = threadIdx.x % split_lanes;
+  for (unsigned k = threadIdx.x / split_lanes; k < tile_columns; k += CUREDUCE_BLOCK / split_lanes) {
+    const u64 c = tile_first + k;
+    acc_t v = c < shape.cols ? fold_splits(partials, c, shape.cols, lane) : op::identity();
+    v = group_reduce<split_lanes>(v);
+    if (lane == 0 && c < shape.cols) store_result(result_at(out, c), op::finish(v));
+  }
 }
 
 extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK)
@@ -111,9 +131,6 @@ extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK)
   __syncthreads();
   if (!is_last_block) return;
   __threadfence();
-  const u64 tile_end = tile_first + across * vector_elements < shape.cols ? tile_first + across * vector_elements
-                                                                          : shape.cols;
-  for (u64 c = tile_first + threadIdx.x; c < tile_end; c += CUREDUCE_BLOCK)
-    store_result(result_at(out, c), op::finish(fold_splits((const acc_t *)partials, c, shape.cols)));
+  finish_tile((const acc_t *)partials, tile_first, shape, out);
   if (threadIdx.x == 0) *ticket = 0;
 }

@@ -232,8 +232,9 @@ static int pinned_specs(const cureduce_problem *p, bool space, char texts[max_pi
       compiled.group = 1, variants[count++] = compiled; /* rows shorter than 16 bytes: several a load */
     }
   } else {
-    /* group 0: as wide as the block (one thread high, no fold down it), its 11 splits folded as
-     * a round of eight partials in flight and three one at a time */
+    /* The last block folds a column's splits with a warp of lanes (group 4, 3 splits), a few (group
+     * 32 of 16 bytes) or one: group 0 is as wide as the block (one thread high, no fold down it),
+     * its 11 splits folded as a round of eight partials in flight and three one at a time */
     static const struct {
       unsigned group, splits, vector_bytes;
     } tiles[] = {{1, 1, 16}, {4, 3, 0}, {32, 1, 0}, {32, 5, 16}, {0, 11, 16}};
