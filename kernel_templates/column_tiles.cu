@@ -96,7 +96,15 @@ __device__ __forceinline__ void finish_tile(const acc_t *partials, u64 tile_firs
   }
 }
 
-extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK)
+// Compiled for CUREDUCE_MIN_BLOCKS_PER_SM blocks an SM where the spec names it (half an SM's
+// threads, CUREDUCE_COLUMN_THREADS_PER_SM): registers for every load of a round in flight. Wide
+// accumulators take more than those registers: their block alone bounds them.
+#ifdef CUREDUCE_MIN_BLOCKS_PER_SM
+#define CUREDUCE_TILE_BOUNDS __launch_bounds__(CUREDUCE_BLOCK, CUREDUCE_MIN_BLOCKS_PER_SM)
+#else
+#define CUREDUCE_TILE_BOUNDS __launch_bounds__(CUREDUCE_BLOCK)
+#endif
+extern "C" __global__ void CUREDUCE_TILE_BOUNDS
     cureduce_kernel(const input_t *__restrict__ input, shape_t shape, void *out, void *partials, void *tickets,
                     const input_t *__restrict__ second) {
   const u64 tile_first = (u64)blockIdx.x * across * vector_elements;

@@ -29,25 +29,30 @@ static unsigned vector_bytes_for(size_t element, size_t leading_bytes, size_t ro
   return bytes;
 }
 
-/* The blocks of `block` threads an SM holds at once (32 at most). */
-static uint16_t blocks_per_sm_of(unsigned block, int max_threads_per_sm) {
-  unsigned per_sm = block ? (unsigned)max_threads_per_sm / block : 0;
+/* The spec's blocks an SM holds at once (32 at most), no more than its kernel is compiled for
+ * (column tiles: cureduce_spec_min_blocks_per_sm, which ptxas may fill with registers). */
+static uint16_t blocks_per_sm_of(const cureduce_spec *spec, int max_threads_per_sm) {
+  unsigned per_sm = spec->block ? (unsigned)max_threads_per_sm / spec->block : 0;
+  unsigned compiled_for = cureduce_spec_min_blocks_per_sm(spec);
+  if (compiled_for && compiled_for < per_sm)
+    per_sm = compiled_for;
   return (uint16_t)(per_sm < 1 ? 1 : per_sm > 32 ? 32 : per_sm);
 }
 
 static cureduce_spec base_spec(const cureduce_problem *problem, cureduce_strategy strategy, unsigned block,
                                int max_threads_per_sm) {
-  return (cureduce_spec){.op = (uint8_t)problem->op,
-                         .input = (uint8_t)problem->input_type,
-                         .output = (uint8_t)problem->output_type,
-                         .strategy = (uint8_t)strategy,
-                         .block = (uint16_t)block,
-                         .unroll = 4,
-                         .vector_bytes = 16,
-                         .blocks_per_sm = blocks_per_sm_of(block, max_threads_per_sm),
-                         .splits = 1,
-                         .transform = (uint8_t)problem->transform,
-                         .expression = cureduce_problem_expression(problem)};
+  cureduce_spec spec = {.op = (uint8_t)problem->op,
+                        .input = (uint8_t)problem->input_type,
+                        .output = (uint8_t)problem->output_type,
+                        .strategy = (uint8_t)strategy,
+                        .block = (uint16_t)block,
+                        .unroll = 4,
+                        .vector_bytes = 16,
+                        .splits = 1,
+                        .transform = (uint8_t)problem->transform,
+                        .expression = cureduce_problem_expression(problem)};
+  spec.blocks_per_sm = blocks_per_sm_of(&spec, max_threads_per_sm);
+  return spec;
 }
 
 /* Splits that give `rows` rows a device of blocks at most, so that every row runs at once where
@@ -241,8 +246,8 @@ static column_fit fit_column_tiles(const cureduce_problem *problem, cureduce_spe
 
 /* Blocks of 256; of 1024 where those fall short of the loads wanted and blocks of 1024 keep more in
  * flight (tall matrices of few columns, whose splits are capped; 1-byte columns, 8 a load). One
- * block of 1024 an SM: the tile kernels take more than 32 registers a thread (on an H200, 136 and
- * 160 blocks of 1024, f16, ran as two waves at 65 and 73% of the read ceiling). */
+ * block of 1024 an SM, what the tile kernels are compiled for (on an H200, 136 and 160 blocks of
+ * 1024, f16, ran as two waves at 65 and 73% of the read ceiling when two were counted on). */
 static cureduce_spec columns_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
   size_t element = cureduce_dtype_size(problem->input_type);
   cureduce_spec spec = base_spec(problem, CUREDUCE_STRATEGY_COLUMN_TILES, SHAPED_BLOCK, max_threads_per_sm);
@@ -254,7 +259,7 @@ static cureduce_spec columns_heuristic(const cureduce_problem *problem, int sm_c
   column_fit fit = fit_column_tiles(problem, spec, sm_count);
   if (fit.blocks < fit.wanted_blocks) {
     cureduce_spec larger = spec;
-    larger.block = 1024, larger.blocks_per_sm = 1;
+    larger.block = 1024, larger.blocks_per_sm = blocks_per_sm_of(&larger, max_threads_per_sm);
     column_fit large = fit_column_tiles(problem, larger, sm_count);
     if (large.bytes_in_flight > fit.bytes_in_flight)
       fit = large;
@@ -426,7 +431,7 @@ static void neighbours(const cureduce_spec *spec, int max_threads_per_sm, bool q
   out[4].unroll = (uint8_t)(spec->unroll / 2), out[5].unroll = (uint8_t)(spec->unroll * 2);
   out[6].block = (uint16_t)(spec->block / 2), out[7].block = (uint16_t)(spec->block * 2);
   for (int i = 6; i < 8; i++)
-    out[i].blocks_per_sm = blocks_per_sm_of(out[i].block, max_threads_per_sm);
+    out[i].blocks_per_sm = blocks_per_sm_of(&out[i], max_threads_per_sm);
 }
 
 /* Whether a candidate may join the space: a legal production spec for the problem (which keeps a

@@ -39,6 +39,9 @@ static void write_shape_defines(cureduce_strbuf *out, const cureduce_spec *spec)
                          "#define CUREDUCE_INPUT_BYTES %zu\n",
                          (int)cureduce_strategy_layout((cureduce_strategy)spec->strategy), spec->group, spec->cols,
                          cureduce_dtype_size((cureduce_dtype)spec->input));
+  unsigned min_blocks = cureduce_spec_min_blocks_per_sm(spec);
+  if (min_blocks)
+    cureduce_strbuf_printf(out, "#define CUREDUCE_MIN_BLOCKS_PER_SM %u\n", min_blocks);
 }
 
 /* The caller's map, before the templates (common.cuh's transform calls it): the expression as

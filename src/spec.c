@@ -59,6 +59,20 @@ size_t cureduce_accumulator_bytes(cureduce_op op, cureduce_transform transform, 
   return cureduce_dtype_size(accumulator);
 }
 
+enum { COLUMN_ACCUMULATOR_BYTES_MAX = 8 };
+
+unsigned cureduce_spec_min_blocks_per_sm(const cureduce_spec *spec) {
+  if (spec->strategy != CUREDUCE_STRATEGY_COLUMN_TILES || spec->op == CUREDUCE_OP_EXACT_SUM || !spec->block)
+    return 0;
+  /* Wider accumulators (arg, the moments, norm2 and logsumexp of f64) would spill in 64 registers
+   * (a variance of 8 f16 columns a thread: 872 bytes). */
+  if (cureduce_accumulator_bytes((cureduce_op)spec->op, (cureduce_transform)spec->transform,
+                                 (cureduce_dtype)spec->input) > COLUMN_ACCUMULATOR_BYTES_MAX)
+    return 0;
+  unsigned blocks = CUREDUCE_COLUMN_THREADS_PER_SM / spec->block;
+  return blocks ? blocks : 1;
+}
+
 static bool whole_blocks_a_row(cureduce_strategy strategy) {
   return strategy == CUREDUCE_STRATEGY_ROW_BLOCKS || strategy == CUREDUCE_STRATEGY_SEGMENT_BLOCKS;
 }

@@ -122,6 +122,15 @@ typedef enum cureduce_exact_kernel {
   CUREDUCE_EXACT_GROUPS,
 } cureduce_exact_kernel;
 cureduce_exact_kernel cureduce_exact_kernel_of(const cureduce_spec *spec);
+/* The threads an SM holds of column tiles at most, their kernels compiled for it (launch bounds'
+ * least blocks an SM): left to itself ptxas sized a tile kernel's registers for more blocks (38-40
+ * registers at 256 threads) and kept three of a thread's eight 16-byte loads in flight (H200, ptxas
+ * 13.0, in the SASS); held to half an SM's threads it takes ~60 registers and keeps all eight. */
+enum { CUREDUCE_COLUMN_THREADS_PER_SM = 1024 };
+/* The least blocks an SM the spec's kernel is compiled for (its launch bounds), 0 for no bound:
+ * CUREDUCE_COLUMN_THREADS_PER_SM's worth for column tiles whose accumulators take at most 8 bytes a
+ * column (sums, products, minima, maxima, f32's norm2 and logsumexp), none for others. */
+unsigned cureduce_spec_min_blocks_per_sm(const cureduce_spec *spec);
 /* Bytes of one accumulator on the device: what a partial takes. */
 size_t cureduce_accumulator_bytes(cureduce_op op, cureduce_transform transform, cureduce_dtype input);
 

@@ -225,6 +225,50 @@ START_TEST(test_source_is_a_pure_function_of_the_spec) {
 }
 END_TEST
 
+/* Column tiles are compiled for CUREDUCE_COLUMN_THREADS_PER_SM threads an SM (their launch bounds'
+ * least blocks, what lets ptxas keep a round's loads in flight) where their accumulators are narrow;
+ * wider ones (argmax, variance), other kernels and an exact sum's columns are bound by their block
+ * alone. */
+static bool source_holds(const cureduce_spec *spec, const char *text) {
+  const cureduce_template_set *templates;
+  ck_assert(cureduce_templates_get(&templates) == CUREDUCE_STATUS_OK);
+  char *source;
+  ck_assert_msg(cureduce_source_generate(spec, templates, &source) == CUREDUCE_STATUS_OK, "%s",
+                cureduce_last_error_detail());
+  bool holds = strstr(source, text) != NULL;
+  free(source);
+  return holds;
+}
+
+START_TEST(test_column_tiles_are_compiled_for_half_an_sm) {
+  cureduce_spec tiles = cureduce_spec_for_strategy(CUREDUCE_STRATEGY_COLUMN_TILES, CUREDUCE_OP_SUM, CUREDUCE_F32,
+                                                    CUREDUCE_F32, 2048);
+  ck_assert_uint_eq(cureduce_spec_min_blocks_per_sm(&tiles), CUREDUCE_COLUMN_THREADS_PER_SM / 256);
+  ck_assert(source_holds(&tiles, "#define CUREDUCE_MIN_BLOCKS_PER_SM 4\n"));
+  ck_assert(source_holds(&tiles, "__launch_bounds__(CUREDUCE_BLOCK, CUREDUCE_MIN_BLOCKS_PER_SM)"));
+  tiles.block = 1024, tiles.group = 1024;
+  ck_assert(source_holds(&tiles, "#define CUREDUCE_MIN_BLOCKS_PER_SM 1\n"));
+  cureduce_spec exact = tiles;
+  exact.op = CUREDUCE_OP_EXACT_SUM, exact.block = 256, exact.group = 32, exact.vector_bytes = 4;
+  ck_assert_uint_eq(cureduce_spec_min_blocks_per_sm(&exact), 0);
+  ck_assert(!source_holds(&exact, "#define CUREDUCE_MIN_BLOCKS_PER_SM"));
+  static const cureduce_op wide[] = {CUREDUCE_OP_ARGMAX, CUREDUCE_OP_VARIANCE};
+  for (int w = 0; w < 2; w++) {
+    cureduce_spec spec = cureduce_spec_for_strategy(CUREDUCE_STRATEGY_COLUMN_TILES, wide[w], CUREDUCE_F32, CUREDUCE_F32,
+                                                     2048);
+    ck_assert_uint_eq(cureduce_spec_min_blocks_per_sm(&spec), 0);
+    ck_assert(!source_holds(&spec, "#define CUREDUCE_MIN_BLOCKS_PER_SM"));
+  }
+  for (int strategy = 0; strategy < CUREDUCE_STRATEGY_COUNT; strategy++) {
+    cureduce_spec spec = cureduce_spec_for_strategy((cureduce_strategy)strategy, CUREDUCE_OP_SUM, CUREDUCE_F32,
+                                                     CUREDUCE_F32, 2048);
+    if (strategy != CUREDUCE_STRATEGY_COLUMN_TILES)
+      ck_assert_msg(!source_holds(&spec, "#define CUREDUCE_MIN_BLOCKS_PER_SM"), "%s",
+                    cureduce_strategy_name((cureduce_strategy)strategy));
+  }
+}
+END_TEST
+
 /* CUREDUCE_TEMPLATE_DIR replaces the embedded templates; a folder missing one is an error with
  * the path, never a silent fallback. Forked per test, since the override is read once. */
 START_TEST(test_template_dir_override) {
@@ -274,6 +318,7 @@ int main(void) {
   TCase *source = tcase_create("source");
   tcase_add_test(source, test_source_is_a_pure_function_of_the_spec);
   tcase_add_test(source, test_every_strategy_generates);
+  tcase_add_test(source, test_column_tiles_are_compiled_for_half_an_sm);
   tcase_add_test(source, test_template_dir_override);
   tcase_add_test(source, test_template_dir_missing_file);
   suite_add_tcase(suite, source);

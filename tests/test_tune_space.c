@@ -108,6 +108,8 @@ START_TEST(test_space_of_shapes) {
         ck_assert(cureduce_spec_validate_production(&full[c]) == CUREDUCE_STATUS_OK);
         ck_assert(cureduce_shape_check_spec(&full[c], &problem) == CUREDUCE_STATUS_OK);
         ck_assert_uint_le(cureduce_shape_geometry(&full[c], &problem, device.sm_count).workspace_bytes, limit);
+        unsigned compiled_for = cureduce_spec_min_blocks_per_sm(&full[c]); /* one wave counts on no more */
+        ck_assert(!compiled_for || full[c].blocks_per_sm <= compiled_for);
         for (size_t d = 0; d < c; d++)
           ck_assert(!cureduce_spec_equal(&full[c], &full[d]));
       }
