@@ -255,7 +255,10 @@ static cureduce_spec columns_heuristic(const cureduce_problem *problem, int sm_c
   spec.vector_bytes = (uint8_t)min_size(vector_bytes_for(element, problem->leading_dimension * element,
                                                          power_of_two_at_least(problem->cols * element)),
                                         8 * element);
-  spec.unroll = spec.vector_bytes / element <= 4 ? 8 : 4;
+  /* Eight loads in flight a thread where the kernel is compiled for the registers they take
+   * (cureduce_spec_min_blocks_per_sm: 8 f16 or 1-byte columns a thread held half the bytes in
+   * flight of 4 f32 columns); else four where the thread holds more than 4 accumulators. */
+  spec.unroll = cureduce_spec_min_blocks_per_sm(&spec) || spec.vector_bytes / element <= 4 ? 8 : 4;
   column_fit fit = fit_column_tiles(problem, spec, sm_count);
   if (fit.blocks < fit.wanted_blocks) {
     cureduce_spec larger = spec;
