@@ -69,28 +69,14 @@ const unsigned split_lanes = CUREDUCE_BLOCK / tile_columns >= 32 ? 32
                              : CUREDUCE_BLOCK >= tile_columns   ? CUREDUCE_BLOCK / tile_columns
                                                                 : 1;
 
-__device__ __forceinline__ acc_t fold_splits(const acc_t *partials, u64 c, u64 cols, unsigned lane) {
-  const unsigned in_flight = 8;
-  acc_t v = op::identity();
-  unsigned s = lane;
-  for (; s + (in_flight - 1) * split_lanes < gridDim.y; s += in_flight * split_lanes) {
-    acc_t loaded[in_flight];
-#pragma unroll
-    for (unsigned k = 0; k < in_flight; k++) loaded[k] = load_partial(partials + (u64)(s + k * split_lanes) * cols + c);
-#pragma unroll
-    for (unsigned k = 0; k < in_flight; k++) v = op::combine(v, loaded[k]);
-  }
-  for (; s < gridDim.y; s += split_lanes) v = op::combine(v, load_partial(partials + (u64)s * cols + c));
-  return v;
-}
-
 // The tile's columns, split_lanes threads each (a warp's lanes reach the shuffles together: a
 // column a warp, or the whole tile in one turn).
 __device__ __forceinline__ void finish_tile(const acc_t *partials, u64 tile_first, const shape_t &shape, void *out) {
   const unsigned lane = threadIdx.x % split_lanes;
   for (unsigned k = threadIdx.x / split_lanes; k < tile_columns; k += CUREDUCE_BLOCK / split_lanes) {
     const u64 c = tile_first + k;
-    acc_t v = c < shape.cols ? fold_splits(partials, c, shape.cols, lane) : op::identity();
+    acc_t v = c < shape.cols ? fold_partials<8>(op::identity(), partials + c, lane, split_lanes, gridDim.y, shape.cols)
+                             : op::identity();
     v = group_reduce<split_lanes>(v);
     if (lane == 0 && c < shape.cols) store_result(result_at(out, c), op::finish(v));
   }

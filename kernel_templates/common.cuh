@@ -1224,6 +1224,25 @@ __device__ __forceinline__ acc_t grid_stride_accumulate(const kernel_source &sou
                             (u64)gridDim.x * CUREDUCE_BLOCK);
 }
 
+// The partials p[i * stride] for i = first, first + step, ... below count, folded into v in that
+// order with IN_FLIGHT loads at a time: taken one after another, each cost a round trip to L2
+// (ptxas unrolled the sum's finish by itself, not argmax's, whose partials are two loads each).
+template <unsigned IN_FLIGHT>
+__device__ __forceinline__ acc_t fold_partials(acc_t v, const acc_t *p, unsigned first, unsigned step, unsigned count,
+                                               u64 stride) {
+  unsigned i = first;
+#pragma unroll 1  // IN_FLIGHT at a time: ptxas unrolling further held a sum's partials in 8 more registers
+  for (; i + (IN_FLIGHT - 1) * step < count; i += IN_FLIGHT * step) {
+    acc_t loaded[IN_FLIGHT];
+#pragma unroll
+    for (unsigned k = 0; k < IN_FLIGHT; k++) loaded[k] = load_partial(p + (u64)(i + k * step) * stride);
+#pragma unroll
+    for (unsigned k = 0; k < IN_FLIGHT; k++) v = op::combine(v, loaded[k]);
+  }
+  for (; i < count; i += step) v = op::combine(v, load_partial(p + (u64)i * stride));
+  return v;
+}
+
 // The single-pass finish of `blocks` blocks, this one the `place`-th: every block leaves its
 // partial, and the last block to arrive folds all partials in block order (so the result does not
 // depend on which block was last), writes the result, and re-arms the ticket for the next launch
@@ -1243,8 +1262,7 @@ __device__ __forceinline__ void finish_blocks(acc_t block_value, unsigned blocks
   __syncthreads();
   if (!is_last_block) return;
   __threadfence();
-  acc_t v = op::identity();
-  for (unsigned b = threadIdx.x; b < blocks; b += CUREDUCE_BLOCK) v = op::combine(v, load_partial(&partials[b]));
+  acc_t v = fold_partials<4>(op::identity(), partials, threadIdx.x, CUREDUCE_BLOCK, blocks, 1);
   v = block_reduce(v);
   if (threadIdx.x == 0) {
     store_result(out, op::finish(v));
