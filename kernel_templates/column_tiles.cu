@@ -13,21 +13,97 @@ __device__ __forceinline__ void fold_columns(acc_t *acc, kernel_source::loads lo
   for (int j = 0; j < vector_elements; j++) acc[j] = kernel_source::fold_lane(acc[j], loaded, j, row);
 }
 
-// The thread's rows: vectors with CUREDUCE_UNROLL in flight where whole and aligned, else the
-// valid columns element by element.
+#if CUREDUCE_BYTE_SUM
+// Sums of 8-bit columns: widening each byte into its column's 64-bit accumulator took about three
+// integer instructions a byte, more than the read allows (i8 columns of 2^28 elements at 55-71% of
+// the read ceiling on an H200, u8 at 72-79%; 80-82% both, so). Instead each 32-bit word adds its bytes, two columns a word at a
+// time, into 16-bit lanes (the even bytes, then the odd: two masks, a shift and two adds for four
+// bytes), which hold 257 bytes' sums before they could overflow; every 256 rows the lanes are
+// widened into the accumulators. i8 is made unsigned by flipping each byte's sign bit (x + 128),
+// and the 128s are taken off when widening. Integer sums are exact in any order: the same bits.
+const int load_words = CUREDUCE_VECTOR_BYTES / 4;
+const unsigned byte_rounds = 256 / CUREDUCE_UNROLL;
+
+struct byte_lanes {
+  unsigned even[load_words], odd[load_words];  // word i: columns 4i and 4i + 2, then 4i + 1 and 4i + 3
+};
+
+__device__ __forceinline__ void add_bytes(byte_lanes &lanes, vector_t raw) {
+  union {
+    vector_t raw;
+    unsigned word[load_words];
+  } words;
+  words.raw = raw;
+#pragma unroll
+  for (int i = 0; i < load_words; i++) {
+#if CUREDUCE_INPUT == CUREDUCE_DTYPE_I8
+    const unsigned x = words.word[i] ^ 0x80808080u;
+#else
+    const unsigned x = words.word[i];
+#endif
+    lanes.even[i] += x & 0x00ff00ffu;
+    lanes.odd[i] += (x >> 8) & 0x00ff00ffu;
+  }
+}
+
+__device__ __forceinline__ void widen_bytes(acc_t *acc, const byte_lanes &lanes, u64 rows) {
+#if CUREDUCE_INPUT == CUREDUCE_DTYPE_I8
+  const acc_t bias = (acc_t)(128 * rows);
+#else
+  const acc_t bias = 0;
+#endif
+#pragma unroll
+  for (int i = 0; i < load_words; i++) {
+    acc[4 * i] += (acc_t)(lanes.even[i] & 0xffffu) - bias;
+    acc[4 * i + 1] += (acc_t)(lanes.odd[i] & 0xffffu) - bias;
+    acc[4 * i + 2] += (acc_t)(lanes.even[i] >> 16) - bias;
+    acc[4 * i + 3] += (acc_t)(lanes.odd[i] >> 16) - bias;
+  }
+}
+
+// The thread's whole rounds of CUREDUCE_UNROLL rows from `row`; returns the row after them.
+__device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source &source, const shape_t &shape,
+                                                 u64 col, u64 row, u64 step) {
+  while (row + (CUREDUCE_UNROLL - 1) * step < shape.rows) {
+    byte_lanes lanes = {};
+    unsigned rounds = 0;
+    for (; rounds < byte_rounds && row + (CUREDUCE_UNROLL - 1) * step < shape.rows;
+         rounds++, row += CUREDUCE_UNROLL * step) {
+      vector_t loaded[CUREDUCE_UNROLL];
+#pragma unroll
+      for (int k = 0; k < CUREDUCE_UNROLL; k++) loaded[k] = source.load_at((row + k * step) * shape.leading + col);
+#pragma unroll
+      for (int k = 0; k < CUREDUCE_UNROLL; k++) add_bytes(lanes, loaded[k]);
+    }
+    widen_bytes(acc, lanes, (u64)rounds * CUREDUCE_UNROLL);
+  }
+  return row;
+}
+#else
+// The thread's whole rounds of CUREDUCE_UNROLL rows from `row`, their loads in flight together;
+// returns the row after them.
+__device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source &source, const shape_t &shape,
+                                                 u64 col, u64 row, u64 step) {
+  for (; row + (CUREDUCE_UNROLL - 1) * step < shape.rows; row += CUREDUCE_UNROLL * step) {
+    kernel_source::loads loaded[CUREDUCE_UNROLL];
+#pragma unroll
+    for (int k = 0; k < CUREDUCE_UNROLL; k++)
+      loaded[k] = source.load_at((row + k * step) * shape.leading + col);
+#pragma unroll
+    for (int k = 0; k < CUREDUCE_UNROLL; k++) fold_columns(acc, loaded[k], row + k * step);
+  }
+  return row;
+}
+#endif
+
+// The thread's rows: vectors in rounds where whole and aligned, else the valid columns element by
+// element.
 __device__ __forceinline__ void accumulate_columns(acc_t *acc, const kernel_source &source, const shape_t &shape,
                                                    u64 col, u64 valid) {
   const u64 step = (u64)gridDim.y * down;
   u64 row = (u64)blockIdx.y * down + threadIdx.x / across;
   if (valid == vector_elements && source.rows_aligned(shape.leading)) {
-    for (; row + (CUREDUCE_UNROLL - 1) * step < shape.rows; row += CUREDUCE_UNROLL * step) {
-      kernel_source::loads loaded[CUREDUCE_UNROLL];
-#pragma unroll
-      for (int k = 0; k < CUREDUCE_UNROLL; k++)
-        loaded[k] = source.load_at((row + k * step) * shape.leading + col);
-#pragma unroll
-      for (int k = 0; k < CUREDUCE_UNROLL; k++) fold_columns(acc, loaded[k], row + k * step);
-    }
+    row = accumulate_rounds(acc, source, shape, col, row, step);
     for (; row < shape.rows; row += step)
       fold_columns(acc, source.load_at(row * shape.leading + col), row);
     return;

@@ -397,6 +397,44 @@ START_TEST(test_segments) {
 }
 END_TEST
 
+/* Sums of 1-byte columns add a thread's bytes into 16-bit lanes and widen them every 256 rows
+ * (column_tiles.cu): tiles 32 threads high over 2^17 rows give each thread 4096 rows, 16 widenings,
+ * whose lanes would hold sums up to 4096 * 255 if they were not widened. The plan's splits never
+ * leave a thread that many rows of the suite's shapes; pinned single-split tiles do, one of 16-byte
+ * loads (a tile a thread wide) and one of 8-byte loads (two threads). */
+START_TEST(test_byte_columns_widened) {
+  if (cureduce_dtype_size(tested_type) != 1)
+    return;
+  enum { rows = 1 << 17, cols = 16 };
+  cureduce_dtype accumulator;
+  ck_assert(cureduce_accumulator_type(CUREDUCE_OP_SUM, tested_type, &accumulator) == CUREDUCE_STATUS_OK);
+  cureduce_problem problem;
+  cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_SUM, tested_type, accumulator, rows,
+                               cols, cols);
+  unsigned char *host = malloc((size_t)rows * cols);
+  ck_assert(host);
+  cureduce_ref_fill(CUREDUCE_OP_SUM, tested_type, host, (size_t)rows * cols);
+  CUdeviceptr input = harness_device_alloc(shared_gpu, (size_t)rows * cols);
+  harness_upload(shared_gpu, input, host, (size_t)rows * cols);
+  static const struct {
+    unsigned block, group, vector_bytes;
+  } tiles[] = {{32, 1, 16}, {64, 2, 8}};
+  for (int t = 0; t < 2; t++) {
+    cureduce_spec tile = cureduce_shape_heuristic(&problem, 132, 2048);
+    tile.block = (uint16_t)tiles[t].block, tile.group = (uint16_t)tiles[t].group;
+    tile.vector_bytes = (uint8_t)tiles[t].vector_bytes, tile.unroll = 8, tile.splits = 1;
+    char text[CUREDUCE_SPEC_TEXT_MAX];
+    cureduce_spec_format(&tile, text);
+    run r = {.gpu = shared_gpu, .problem = problem, .mode = MODE_PINNED, .spec = text, .input = input,
+             .output = output_buffer, .scratch = scratch, .scratch_bytes = scratch_bytes};
+    check_run(&r, host, NULL, NULL, false);
+    ck_assert_msg(r.splits == 1, "%s ran with %u splits: its threads no longer take 4096 rows", text, r.splits);
+  }
+  shared_gpu->cu->cuMemFree(input);
+  free(host);
+}
+END_TEST
+
 /* What exact_sum of a shape does not do, exact partials, is refused, not run some other way. */
 START_TEST(test_exact_partials_of_shapes_refused) {
   if (!is_float_type(tested_type))
@@ -568,6 +606,7 @@ int main(int argc, char **argv) {
   tcase_add_unchecked_fixture(shapes, open_gpu, close_gpu);
   harness_add_loop_test(shapes, test_rows_and_columns, 0, CUREDUCE_OP_COUNT * matrix_count);
   harness_add_loop_test(shapes, test_segments, 0, CUREDUCE_OP_COUNT * segment_set_count);
+  harness_add_test(shapes, test_byte_columns_widened);
   harness_add_test(shapes, test_exact_partials_of_shapes_refused);
   harness_add_test(shapes, test_tuned_shapes);
   harness_add_test(shapes, test_tuning_on_first_use);
