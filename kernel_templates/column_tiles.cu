@@ -16,11 +16,12 @@ __device__ __forceinline__ void fold_columns(acc_t *acc, kernel_source::loads lo
 #if CUREDUCE_BYTE_SUM
 // Sums of 8-bit columns: widening each byte into its column's 64-bit accumulator took about three
 // integer instructions a byte, more than the read allows (i8 columns of 2^28 elements at 55-71% of
-// the read ceiling on an H200, u8 at 72-79%; 80-82% both, so). Instead each 32-bit word adds its bytes, two columns a word at a
-// time, into 16-bit lanes (the even bytes, then the odd: two masks, a shift and two adds for four
-// bytes), which hold 257 bytes' sums before they could overflow; every 256 rows the lanes are
-// widened into the accumulators. i8 is made unsigned by flipping each byte's sign bit (x + 128),
-// and the 128s are taken off when widening. Integer sums are exact in any order: the same bits.
+// the read ceiling on an H200, u8 at 72-79%, where these lanes read 80-82%). Instead each 32-bit
+// word adds its bytes, two columns a word at a time, into 16-bit lanes (the even bytes, then the
+// odd: two masks, a shift and two adds for four bytes), which hold 257 bytes' sums before they
+// could overflow; every 256 rows the lanes are widened into the accumulators. i8 is made unsigned
+// by flipping each byte's sign bit (x + 128), and the 128s are taken off when widening. Integer
+// sums are exact in any order: the same bits.
 const int load_words = CUREDUCE_VECTOR_BYTES / 4;
 const unsigned byte_rounds = 256 / CUREDUCE_UNROLL;
 
