@@ -207,6 +207,17 @@ cureduce_spec cureduce_spec_kernel_part(const cureduce_spec *spec) {
   return kernel;
 }
 
+void cureduce_spec_add_kernel_part(cureduce_spec *parts, size_t *count, const cureduce_spec *spec) {
+  cureduce_spec part = cureduce_spec_kernel_part(spec);
+  part.blocks_per_sm = 1; /* keeps it a valid spec */
+  if (cureduce_strategy_coverage((cureduce_strategy)part.strategy) == CUREDUCE_COVER_SHAPE)
+    part.splits = 1;
+  for (size_t k = 0; k < *count; k++)
+    if (cureduce_spec_equal(&parts[k], &part))
+      return;
+  parts[(*count)++] = part;
+}
+
 _Static_assert(sizeof(cureduce_spec) == 32, "a spec has no padding: specs compare and hash as bytes");
 
 bool cureduce_spec_equal(const cureduce_spec *a, const cureduce_spec *b) {

@@ -142,6 +142,9 @@ cureduce_status cureduce_spec_validate_kernel(const cureduce_spec *spec);
 cureduce_status cureduce_spec_validate_production(const cureduce_spec *spec);
 /* The spec with its launch-only fields cleared: what identifies the compiled kernel. */
 cureduce_spec cureduce_spec_kernel_part(const cureduce_spec *spec);
+/* Adds spec's kernel part, made a valid spec again (one block an SM, one split), to parts[0..*count)
+ * unless it is there, counting it: what a list of specs has to compile. The caller makes room. */
+void cureduce_spec_add_kernel_part(cureduce_spec *parts, size_t *count, const cureduce_spec *spec);
 bool cureduce_spec_equal(const cureduce_spec *a, const cureduce_spec *b);
 
 void cureduce_spec_format(const cureduce_spec *spec, char text[CUREDUCE_SPEC_TEXT_MAX]);

@@ -158,19 +158,6 @@ static void report(const cureduce_tune_options *options, size_t done, size_t tot
     options->progress(options->progress_user, done, total, what);
 }
 
-/* Adds spec's kernel part to the list unless it is there: compiled kernels do not depend on the
- * launch-only fields. */
-static void add_kernel_part(cureduce_spec *parts, size_t *count, const cureduce_spec *spec) {
-  cureduce_spec part = cureduce_spec_kernel_part(spec);
-  part.blocks_per_sm = 1; /* keeps it a valid spec */
-  if (cureduce_strategy_coverage((cureduce_strategy)part.strategy) == CUREDUCE_COVER_SHAPE)
-    part.splits = 1;
-  for (size_t k = 0; k < *count; k++)
-    if (cureduce_spec_equal(&parts[k], &part))
-      return;
-  parts[(*count)++] = part;
-}
-
 /* Every kernel part the jobs' candidates use, once each: the space of an SM of 2048 threads, which
  * holds every (block, loads in flight) pair, since compiled kernels do not depend on blocks per SM. */
 static size_t kernel_parts(const cureduce_tune_job *jobs, size_t job_count, bool quick, cureduce_spec **specs) {
@@ -183,7 +170,7 @@ static size_t kernel_parts(const cureduce_tune_job *jobs, size_t job_count, bool
     cureduce_spec all[64];
     size_t n = cureduce_tune_space(&jobs[j], &any_device, quick, all, 64);
     for (size_t i = 0; i < n; i++)
-      add_kernel_part(*specs, &count, &all[i]);
+      cureduce_spec_add_kernel_part(*specs, &count, &all[i]);
   }
   return count;
 }
@@ -216,7 +203,7 @@ static size_t shape_kernel_parts(const cureduce_tune_shape *shapes, size_t shape
     cureduce_spec all[problem_space_max];
     size_t n = problem_space(&shapes[j].problem, sm_count, max_threads_per_sm, quick, SIZE_MAX, all);
     for (size_t i = 0; i < n; i++)
-      add_kernel_part(*specs, &count, &all[i]);
+      cureduce_spec_add_kernel_part(*specs, &count, &all[i]);
   }
   return count;
 }
@@ -267,7 +254,7 @@ cureduce_status cureduce_compile_specs(const cureduce_spec *specs, size_t count,
   cureduce_spec *parts = malloc(count ? count * sizeof *parts : 1);
   size_t part_count = 0;
   for (size_t i = 0; parts && i < count; i++)
-    add_kernel_part(parts, &part_count, &specs[i]);
+    cureduce_spec_add_kernel_part(parts, &part_count, &specs[i]);
   return compile_parts(parts, part_count, arch, disk, logger, threads, NULL);
 }
 

@@ -365,12 +365,8 @@ typedef struct {
 } kernel_set;
 
 static void add_kernel(kernel_set *set, const cureduce_spec *spec) {
-  cureduce_spec kernel = cureduce_spec_kernel_part(spec);
-  for (size_t i = 0; i < set->count; i++)
-    if (cureduce_spec_equal(&set->kernels[i], &kernel))
-      return;
   ck_assert_uint_lt(set->count, sizeof set->kernels / sizeof set->kernels[0]);
-  set->kernels[set->count++] = kernel;
+  cureduce_spec_add_kernel_part(set->kernels, &set->count, spec);
 }
 
 /* How many kernels a stream of shapes can make the heuristic compile, per operation and types, as
