@@ -13,6 +13,14 @@ __device__ __forceinline__ void fold_columns(acc_t *acc, kernel_source::loads lo
   for (int j = 0; j < vector_elements; j++) acc[j] = kernel_source::fold_lane(acc[j], loaded, j, row);
 }
 
+// The loads of a round: rows row, row + step, ... (CUREDUCE_UNROLL of them) at column col, issued
+// together before any is folded.
+__device__ __forceinline__ void load_round(kernel_source::loads *loaded, const kernel_source &source,
+                                           const shape_t &shape, u64 col, u64 row, u64 step) {
+#pragma unroll
+  for (int k = 0; k < CUREDUCE_UNROLL; k++) loaded[k] = source.load_at((row + k * step) * shape.leading + col);
+}
+
 #if CUREDUCE_BYTE_SUM
 // Sums of 8-bit columns: widening each byte into its column's 64-bit accumulator took about three
 // integer instructions a byte, more than the read allows (i8 columns of 2^28 elements at 55-71% of
@@ -30,10 +38,7 @@ struct byte_lanes {
 };
 
 __device__ __forceinline__ void add_bytes(byte_lanes &lanes, vector_t raw) {
-  union {
-    vector_t raw;
-    unsigned word[load_words];
-  } words;
+  vector_words words;
   words.raw = raw;
 #pragma unroll
   for (int i = 0; i < load_words; i++) {
@@ -70,9 +75,8 @@ __device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source
     unsigned rounds = 0;
     for (; rounds < byte_rounds && row + (CUREDUCE_UNROLL - 1) * step < shape.rows;
          rounds++, row += CUREDUCE_UNROLL * step) {
-      vector_t loaded[CUREDUCE_UNROLL];
-#pragma unroll
-      for (int k = 0; k < CUREDUCE_UNROLL; k++) loaded[k] = source.load_at((row + k * step) * shape.leading + col);
+      kernel_source::loads loaded[CUREDUCE_UNROLL];
+      load_round(loaded, source, shape, col, row, step);
 #pragma unroll
       for (int k = 0; k < CUREDUCE_UNROLL; k++) add_bytes(lanes, loaded[k]);
     }
@@ -87,9 +91,7 @@ __device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source
                                                  u64 col, u64 row, u64 step) {
   for (; row + (CUREDUCE_UNROLL - 1) * step < shape.rows; row += CUREDUCE_UNROLL * step) {
     kernel_source::loads loaded[CUREDUCE_UNROLL];
-#pragma unroll
-    for (int k = 0; k < CUREDUCE_UNROLL; k++)
-      loaded[k] = source.load_at((row + k * step) * shape.leading + col);
+    load_round(loaded, source, shape, col, row, step);
 #pragma unroll
     for (int k = 0; k < CUREDUCE_UNROLL; k++) fold_columns(acc, loaded[k], row + k * step);
   }

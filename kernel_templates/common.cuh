@@ -849,13 +849,18 @@ __device__ __forceinline__ u64 head_of(const input_t *input, u64 n) {
   return head;
 }
 
+#if CUREDUCE_VECTOR_BYTES % 4 == 0
+// A load as its 32-bit words, for the paths that take bytes or 16-bit halves a word at a time.
+union vector_words {
+  vector_t raw;
+  unsigned word[CUREDUCE_VECTOR_BYTES / 4];
+};
+#endif
+
 #if !CUREDUCE_PAIR  // one input; two: pair_source below
 #if CUREDUCE_BYTE_SUM
 __device__ __forceinline__ acc_t fold_vector(acc_t acc, vector_t raw, u64) {
-  union {
-    vector_t raw;
-    unsigned word[CUREDUCE_VECTOR_BYTES / 4];
-  } words;
+  vector_words words;
   words.raw = raw;
 #if CUREDUCE_INPUT == CUREDUCE_DTYPE_I8
   int sum = 0;
@@ -883,10 +888,6 @@ __device__ __forceinline__ acc_t fold_vector(acc_t acc, vector_t raw, u64) {
 // The keys are argmin's or argmax's (see arg_reduction): min keeps the largest argmin key.
 typedef arg_reduction<CUREDUCE_INPUT, CUREDUCE_OP == CUREDUCE_OP_ARGMAX || CUREDUCE_OP == CUREDUCE_OP_MAX> key_order;
 typedef key_order::K arg_key_t;
-union vector_words {
-  vector_t raw;
-  unsigned word[CUREDUCE_VECTOR_BYTES / 4];
-};
 
 // The map on a whole vector, for the transforms that keep the type: abs clears every element's
 // sign bit (an f64's is in its upper word).
