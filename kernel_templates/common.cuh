@@ -460,6 +460,7 @@ template <typename V> struct arg_pair {
 template <typename K> struct arg_acc {
   K key;
   u64 index;
+  static const u64 empty = ~0ull;  // the index of an accumulator that holds nothing
 };
 
 template <int IN, bool IS_MAX> struct arg_reduction {
@@ -467,7 +468,7 @@ template <int IN, bool IS_MAX> struct arg_reduction {
   typedef order_key<IN> O;
   typedef typename O::type K;
   typedef arg_acc<K> acc;
-  static const u64 empty = ~0ull;
+  static const u64 empty = acc::empty;
   static const bool is_max = IS_MAX;
   // The largest key: sizeof(storage) bytes wide, so that packed maxima agree.
   static __device__ __forceinline__ K nan_key() {
@@ -726,6 +727,36 @@ template <typename F> struct warp_fold<log_sum<F> > {
     return log_sum<F>{largest, sum};
   }
 };
+#if __CUDA_ARCH__ >= 800
+// argmin and argmax: the largest key by the warp's integer max instruction (redux.sync; a 64-bit
+// key's high word, then its low word among those with that high word), then the smallest index
+// among its holders by two integer mins, word by word the same way. The shuffle tree took five
+// levels of three shuffles and a compare chain each, and the arg kernels fold twice a launch on
+// their latency path. Empty lanes take no part, and a warp of them stays empty.
+__device__ __forceinline__ int warp_largest_key(int key, bool holds) {
+  return __reduce_max_sync(0xffffffffu, holds ? key : -0x7fffffff - 1);
+}
+__device__ __forceinline__ long long warp_largest_key(long long key, bool holds) {
+  const int high = (int)(key >> 32), largest_high = warp_largest_key(high, holds);
+  const unsigned low = __reduce_max_sync(0xffffffffu, holds && high == largest_high ? (unsigned)key : 0u);
+  return (long long)((u64)(unsigned)largest_high << 32 | low);
+}
+__device__ __forceinline__ u64 warp_first_index(u64 index, bool holds) {
+  const unsigned high = (unsigned)(index >> 32);
+  const unsigned smallest_high = __reduce_min_sync(0xffffffffu, holds ? high : ~0u);
+  const unsigned low = __reduce_min_sync(0xffffffffu, holds && high == smallest_high ? (unsigned)index : ~0u);
+  return (u64)smallest_high << 32 | low;
+}
+template <typename K> struct warp_fold<arg_acc<K> > {
+  static __device__ __forceinline__ arg_acc<K> reduce(arg_acc<K> v) {
+    const bool holds = v.index != arg_acc<K>::empty;
+    const K largest = warp_largest_key(v.key, holds);
+    v.index = warp_first_index(v.index, holds && v.key == largest);
+    v.key = largest;
+    return v;
+  }
+};
+#endif
 __device__ __forceinline__ acc_t warp_reduce(acc_t v) { return warp_fold<acc_t>::reduce(v); }
 
 // Folds a block's values: each warp with shuffles, then warp 0 folds one slot per warp.
