@@ -187,7 +187,9 @@ START_TEST(test_two_threads_two_streams) {
 }
 END_TEST
 
-/* More than 2^32 elements: sums, and extremes whose only occurrence lies past index 2^32. */
+/* More than 2^32 elements: sums, a minimum whose only occurrence lies past index 2^32, and a
+ * maximum held at 1000 and again past 2^32, at an index whose low 32 bits are smaller (17): the first
+ * is 1000, which a fold of the low words alone would miss. */
 START_TEST(test_more_than_2_pow_32_elements) {
   harness_gpu gpu = harness_gpu_open();
   const size_t n = ((size_t)1 << 32) + 4099, offset = 3;
@@ -198,9 +200,10 @@ START_TEST(test_more_than_2_pow_32_elements) {
     for (size_t b = 0; b < 8 && i + b < n + offset; b++)
       host[i + b] = (unsigned char)(1 + (bits >> (8 * b)) % 254); /* 1..254 */
   }
-  size_t low_at = ((size_t)1 << 32) + 100, high_at = ((size_t)1 << 32) + 17;
+  size_t low_at = ((size_t)1 << 32) + 100, high_at = 1000, high_again_at = ((size_t)1 << 32) + 17;
   host[offset + low_at] = 0;
   host[offset + high_at] = 255;
+  host[offset + high_again_at] = 255;
   CUdeviceptr device = harness_device_alloc(&gpu, n + offset);
   harness_upload(&gpu, device, host, n + offset);
   static const cureduce_op ops[] = {CUREDUCE_OP_SUM, CUREDUCE_OP_MAX, CUREDUCE_OP_ARGMIN, CUREDUCE_OP_ARGMAX};
@@ -214,6 +217,8 @@ START_TEST(test_more_than_2_pow_32_elements) {
   }
   ck_assert_int_eq(reduce_to_host_on(gpu.context, CUREDUCE_OP_ARGMIN, CUREDUCE_U8, device + offset, n, CUREDUCE_U8, NULL).index,
                    (int64_t)low_at);
+  ck_assert_int_eq(reduce_to_host_on(gpu.context, CUREDUCE_OP_ARGMAX, CUREDUCE_U8, device + offset, n, CUREDUCE_U8, NULL).index,
+                   (int64_t)high_at);
   gpu.cu->cuMemFree(device);
   free(host);
   harness_gpu_close(&gpu);
