@@ -349,6 +349,12 @@ static size_t read_bytes(const call *c) {
   return c->n * cureduce_dtype_size(c->input) * cureduce_transform_inputs(c->transform);
 }
 
+/* The bytes of the input buffer a call spans: x, and y from second_offset for a map of two inputs. */
+static size_t spanned_bytes(const call *c) {
+  size_t x = c->n * cureduce_dtype_size(c->input);
+  return cureduce_transform_is_pair(c->transform) ? second_offset(c) + x : x;
+}
+
 static void enqueue(bench *b, const call *c) {
   void *in = (void *)(uintptr_t)b->data, *out = (void *)(uintptr_t)b->output;
   cureduce_status status = CUREDUCE_STATUS_OK;
@@ -461,8 +467,7 @@ static const char *verify(bench *b, const call *c, bool have_cub, bool random_da
   /* exact sums: every bit, at any n; transforms: CUB's types differ (cub_transform.cu); norm2, the
    * moments and logsumexp: CUB has none */
   if (c->n <= (size_t)1 << 24 || cureduce_op_is_float_only(c->op) || c->transform) {
-    size_t bytes = cureduce_transform_is_pair(c->transform) ? second_offset(c) + c->n * cureduce_dtype_size(c->input)
-                                                            : c->n * cureduce_dtype_size(c->input);
+    size_t bytes = spanned_bytes(c);
     unsigned char *host = malloc(bytes ? bytes : 1);
     if (!host)
       cureduce_bench_fail("no host memory for the reference");
@@ -661,8 +666,11 @@ static int compare_all(const options *o, bench *b, bool have_cub, double *ratios
           continue; /* exact_sum of an integer type, a transform of one */
         call c = {.kind = o->transform ? CALL_PLAN : CALL_LIBRARY, .op = op, .transform = o->transform, .input = type,
                   .output = output, .n = o->sizes[s]};
-        if (read_bytes(&c) + 256 + o->offset > b->input_bytes)
+        if (spanned_bytes(&c) + o->offset > b->input_bytes) { /* allocate() sized the buffer for every call */
+          fprintf(stderr, "cureduce-bench: %s %s n = %zu skipped: it spans %zu bytes, the buffer holds %zu\n",
+                  cureduce_op_name(op), cureduce_dtype_name(type), c.n, spanned_bytes(&c) + o->offset, b->input_bytes);
           continue;
+        }
         if (o->random_data && op == CUREDUCE_OP_PROD && type <= CUREDUCE_F64)
           continue; /* products of random floats overflow: nothing to time */
         cureduce_plan *plan = NULL;
@@ -863,8 +871,8 @@ static void allocate(const options *o, bench *b, bool have_cub) {
   size_t largest = 0, scratch = 0;
   for (int s = 0; s < o->size_count; s++)
     for (int t = 0; t < o->type_count; t++) {
-      size_t bytes = o->sizes[s] * cureduce_dtype_size((cureduce_dtype)o->types[t]);
-      bytes = cureduce_transform_is_pair(o->transform) ? 2 * bytes + 256 : bytes; /* x, then y */
+      call c = {.transform = o->transform, .input = (cureduce_dtype)o->types[t], .n = o->sizes[s]};
+      size_t bytes = spanned_bytes(&c);
       largest = bytes > largest ? bytes : largest;
       for (int strategy = 0; o->ladder && strategy < CUREDUCE_STRATEGY_COUNT; strategy++) {
         cureduce_spec spec = cureduce_spec_for_strategy((cureduce_strategy)strategy, (cureduce_op)o->ops[0],
