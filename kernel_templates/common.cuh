@@ -711,12 +711,31 @@ template <> struct warp_fold<moments> {
     return v;
   }
 };
+#if __CUDA_ARCH__ >= 800
+// The largest integer key of the lanes that hold one, by the warp's integer max instruction
+// (redux.sync; a 64-bit key's high word, then its low word among those with that high word): one
+// or two instructions where a shuffle tree takes five levels, each waiting on the one before.
+__device__ __forceinline__ int warp_largest_key(int key, bool holds) {
+  return __reduce_max_sync(0xffffffffu, holds ? key : -0x7fffffff - 1);
+}
+__device__ __forceinline__ long long warp_largest_key(long long key, bool holds) {
+  const int high = (int)(key >> 32), largest_high = warp_largest_key(high, holds);
+  const unsigned low = __reduce_max_sync(0xffffffffu, holds && high == largest_high ? (unsigned)key : 0u);
+  return (long long)((u64)(unsigned)largest_high << 32 | low);
+}
+#endif
 // logsumexp's merge takes two exps a level (ten a lane); the warp first agrees on its largest
-// element and each lane rescales once to it, then each level adds.
+// element and each lane rescales once to it, then each level adds. The largest (never a NaN) is
+// the largest of the floats' ordered integer keys (order_key: -0 below +0, which changes no sum).
 template <typename F> __device__ __forceinline__ F warp_largest(F v) {
+#if __CUDA_ARCH__ >= 800
+  typedef order_key<sizeof(F) == 8 ? CUREDUCE_DTYPE_F64 : CUREDUCE_DTYPE_F32> key;
+  return key::storage(warp_largest_key(key::of(v), true));
+#else
 #pragma unroll
   for (int offset = 16; offset > 0; offset >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, offset));
   return v;
+#endif
 }
 template <typename F> struct warp_fold<log_sum<F> > {
   static __device__ __forceinline__ log_sum<F> reduce(log_sum<F> v) {
@@ -728,19 +747,10 @@ template <typename F> struct warp_fold<log_sum<F> > {
   }
 };
 #if __CUDA_ARCH__ >= 800
-// argmin and argmax: the largest key by the warp's integer max instruction (redux.sync; a 64-bit
-// key's high word, then its low word among those with that high word), then the smallest index
-// among its holders by two integer mins, word by word the same way. The shuffle tree took five
-// levels of three shuffles and a compare chain each, and the arg kernels fold twice a launch on
-// their latency path. Empty lanes take no part, and a warp of them stays empty.
-__device__ __forceinline__ int warp_largest_key(int key, bool holds) {
-  return __reduce_max_sync(0xffffffffu, holds ? key : -0x7fffffff - 1);
-}
-__device__ __forceinline__ long long warp_largest_key(long long key, bool holds) {
-  const int high = (int)(key >> 32), largest_high = warp_largest_key(high, holds);
-  const unsigned low = __reduce_max_sync(0xffffffffu, holds && high == largest_high ? (unsigned)key : 0u);
-  return (long long)((u64)(unsigned)largest_high << 32 | low);
-}
+// argmin and argmax: the largest key (warp_largest_key), then the smallest index among its holders
+// by two integer mins, word by word the same way. The shuffle tree took five levels of three
+// shuffles and a compare chain each, and the arg kernels fold twice a launch on their latency
+// path. Empty lanes take no part, and a warp of them stays empty.
 __device__ __forceinline__ u64 warp_first_index(u64 index, bool holds) {
   const unsigned high = (unsigned)(index >> 32);
   const unsigned smallest_high = __reduce_min_sync(0xffffffffu, holds ? high : ~0u);
