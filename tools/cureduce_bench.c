@@ -100,8 +100,9 @@ static void usage(FILE *out) {
         "same ramp-up and last wave; CUB us and CUB/cr, CUB's median over cureduce's, for every\n"
         "operation (Sum, a multiply Reduce for prod, Min, Max, ArgMin, ArgMax; plain Sum beside\n"
         "exact_sum, as CUB 3.0.1 has no gpu_to_gpu determinism). exact_sum is checked bit for bit\n"
-        "at every n. The comparison ends with the host overhead: the CPU time to enqueue one\n"
-        "cureduce_reduce against one bare cuLaunchKernel of the same kernel and grid.\n",
+        "at every n. spec, the configuration that ran: the plan's, or cureduce_reduce's choice for\n"
+        "the size (tuned or heuristic). The comparison ends with the host overhead: the CPU time to\n"
+        "enqueue one cureduce_reduce against one bare cuLaunchKernel of the same kernel and grid.\n",
         out);
 }
 
@@ -577,12 +578,35 @@ static int compare_floats_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* cureduce_reduce's configuration for the call's size bucket, as it ran it (made and published at
+ * its first call). */
+static const cureduce_choice *shortcut_choice(bench *b, const call *c) {
+  const cureduce_choice *choice;
+  cureduce_plancache_key key = {.op = c->op, .input = c->input, .output = c->output, .bucket = cureduce_size_bucket(c->n)};
+  if (cureduce_plan_choice(b->context, &key, &choice) != CUREDUCE_STATUS_OK)
+    cureduce_bench_fail("looking up cureduce_reduce's configuration");
+  return choice;
+}
+
+/* The configuration a call of the comparison ran: its plan's, or the shortcut's. */
+static void spec_that_ran(bench *b, const call *c, char text[CUREDUCE_SPEC_TEXT_MAX]) {
+  if (c->kind != CALL_PLAN) {
+    cureduce_spec_format(&shortcut_choice(b, c)->spec, text);
+    return;
+  }
+  cureduce_plan_info info;
+  if (cureduce_plan_describe(c->plan, &info) != CUREDUCE_STATUS_OK)
+    cureduce_bench_fail("describing a plan");
+  snprintf(text, CUREDUCE_SPEC_TEXT_MAX, "%s", info.spec);
+}
+
 /* One row of the comparison. */
 typedef struct row {
   const call *c;
   double us, b2b_us, cub_us; /* cub_us 0: no CUB figure */
   double stream_b2b_us;      /* the plain streaming kernel over the same bytes, back to back */
   const char *checked;
+  char spec[CUREDUCE_SPEC_TEXT_MAX]; /* the configuration that ran */
 } row;
 
 static void print_row(const options *o, const bench *b, const row *r, bool first) {
@@ -601,13 +625,13 @@ static void print_row(const options *o, const bench *b, const row *r, bool first
       snprintf(cub, sizeof cub, "%.2f", r->cub_us);
       snprintf(cub_ratio, sizeof cub_ratio, "%.3f", ratio);
     }
-    printf("%-14s %-5s %12zu %9.2f %9.2f %8.1f %6.1f %6.1f %6.1f %9s %8s %6s\n", op, type, r->c->n, r->us, r->b2b_us,
-           rate, ceiling, b2b_ceiling, of_stream, cub, cub_ratio, r->checked);
+    printf("%-14s %-5s %12zu %9.2f %9.2f %8.1f %6.1f %6.1f %6.1f %9s %8s %6s  %s\n", op, type, r->c->n, r->us,
+           r->b2b_us, rate, ceiling, b2b_ceiling, of_stream, cub, cub_ratio, r->checked, r->spec);
     break;
   }
   case FORMAT_CSV:
-    printf("%s,%s,%zu,%.2f,%.2f,%.1f,%.1f,%.1f,%.2f,%.1f,%.2f,%.3f,%s\n", op, type, r->c->n, r->us, r->b2b_us, rate,
-           ceiling, b2b_ceiling, r->stream_b2b_us, of_stream, r->cub_us, ratio, r->checked);
+    printf("%s,%s,%zu,%.2f,%.2f,%.1f,%.1f,%.1f,%.2f,%.1f,%.2f,%.3f,%s,%s\n", op, type, r->c->n, r->us, r->b2b_us, rate,
+           ceiling, b2b_ceiling, r->stream_b2b_us, of_stream, r->cub_us, ratio, r->checked, r->spec);
     break;
   case FORMAT_JSON: {
     char cub[32] = "null", cub_ratio[32] = "null";
@@ -617,9 +641,9 @@ static void print_row(const options *o, const bench *b, const row *r, bool first
     }
     printf("%s\n  {\"op\": \"%s\", \"type\": \"%s\", \"n\": %zu, \"us\": %.2f, \"b2b_us\": %.2f, \"gbps\": %.1f, "
            "\"pct_ceiling\": %.1f, \"pct_ceiling_b2b\": %.1f, \"stream_b2b_us\": %.2f, \"pct_stream\": %.1f, "
-           "\"cub_us\": %s, \"cub_over_cureduce\": %s, \"checked\": \"%s\"}",
+           "\"cub_us\": %s, \"cub_over_cureduce\": %s, \"checked\": \"%s\", \"spec\": \"%s\"}",
            first ? "" : ",", op, type, r->c->n, r->us, r->b2b_us, rate, ceiling, b2b_ceiling, r->stream_b2b_us,
-           of_stream, cub, cub_ratio, r->checked);
+           of_stream, cub, cub_ratio, r->checked, r->spec);
     break;
   }
   }
@@ -629,10 +653,10 @@ static void print_row(const options *o, const bench *b, const row *r, bool first
 static void print_comparison_header(const options *o) {
   if (o->format == FORMAT_CSV)
     printf("op,type,n,us,b2b_us,gbps,pct_ceiling,pct_ceiling_b2b,stream_b2b_us,pct_stream,cub_us,cub_over_cureduce,"
-           "checked\n");
+           "checked,spec\n");
   else if (o->format == FORMAT_TABLE)
-    printf("%-14s %-5s %12s %9s %9s %8s %6s %6s %6s %9s %8s %6s\n", "op", "type", "n", "us", "b2b us", "GB/s", "%ceil",
-           "%b2b", "%strm", "CUB us", "CUB/cr", "check");
+    printf("%-14s %-5s %12s %9s %9s %8s %6s %6s %6s %9s %8s %6s  %s\n", "op", "type", "n", "us", "b2b us", "GB/s",
+           "%ceil", "%b2b", "%strm", "CUB us", "CUB/cr", "check", "spec");
 }
 
 /* cuBLAS's counterpart of a transformed row, where it has one: its median on a line of its own
@@ -682,7 +706,7 @@ static int compare_all(const options *o, bench *b, bool have_cub, double *ratios
             cureduce_bench_fail("planning a transformed reduction");
           c.plan = plan;
         }
-        row r = {&c, 0, 0, 0, 0, verify(b, &c, have_cub, o->random_data)};
+        row r = {.c = &c, .checked = verify(b, &c, have_cub, o->random_data)};
         r.us = time_median(b, &c, o->reps);
         r.b2b_us = time_back_to_back(b, &c, o->reps);
         r.stream_b2b_us = stream_us(b, read_bytes(&c), o->reps);
@@ -692,6 +716,7 @@ static int compare_all(const options *o, bench *b, bool have_cub, double *ratios
           r.cub_us = time_median(b, &cub, o->reps);
           ratios[ratio_count++] = r.cub_us / r.us;
         }
+        spec_that_ran(b, &c, r.spec);
         print_row(o, b, &r, rows++ == 0);
         compare_cublas(o, b, &c, r.us);
         cureduce_plan_destroy(plan);
@@ -729,11 +754,9 @@ static void report_host_overhead(const options *o, bench *b) {
   size_t n = (size_t)1 << 20;
   n = n * 4 <= b->input_bytes - (b->data - b->input) ? n : (b->input_bytes - (b->data - b->input)) / 4;
   call c = {.kind = CALL_LIBRARY, .op = CUREDUCE_OP_SUM, .input = CUREDUCE_F32, .output = CUREDUCE_F32, .n = n};
-  const cureduce_choice *plan;
+  const cureduce_choice *plan = shortcut_choice(b, &c);
   CUdeviceptr slot;
-  cureduce_plancache_key key = {.op = c.op, .input = c.input, .output = c.output, .bucket = cureduce_size_bucket(n)};
-  if (cureduce_plan_choice(b->context, &key, &plan) != CUREDUCE_STATUS_OK ||
-      cureduce_workspace_slot(&b->context->workspace, b->stream, &slot) != CUREDUCE_STATUS_OK)
+  if (cureduce_workspace_slot(&b->context->workspace, b->stream, &slot) != CUREDUCE_STATUS_OK)
     cureduce_bench_fail("planning the host-overhead run");
   /* The shortcut's kernel launched by hand, with the arguments cureduce_launch_single_pass gives it. */
   cureduce_kernel_arguments arguments = cureduce_single_pass_arguments(&plan->spec, b->data, n, b->output, slot, 0);
