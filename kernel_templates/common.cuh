@@ -285,7 +285,16 @@ template <int IN> struct reduction<CUREDUCE_OP_SAMPLE_STD, IN> : moments_reducti
 template <typename F> struct log_sum {
   F largest, sum;
 };
-__device__ __forceinline__ float exp_of(float x) { return __expf(x); }
+// e^x as 2^(x log2 e) by the SFU, as __expf, but with subnormal results flushed to 0 (.ftz):
+// __expf's ex2 guarded them with a compare and two multiplies, three instructions an element in a
+// kernel bound by its instruction issue (bf16 logsumexp at 2^28). Every exp here is a term or a
+// rescale of at most 1 beside a term of exactly 1, so a flushed one, below 2^-126, is far below
+// the sum's rounding.
+__device__ __forceinline__ float exp_of(float x) {
+  float power;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(power) : "f"(x * 1.44269504088896341f));
+  return power;
+}
 __device__ __forceinline__ double exp_of(double x) { return exp(x); }
 // What a sum of exp(x - largest) is multiplied by to count from m >= largest instead.
 template <typename F> __device__ __forceinline__ F log_sum_scale(F largest, F m) {
