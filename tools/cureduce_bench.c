@@ -690,9 +690,10 @@ static int compare_all(const options *o, bench *b, bool have_cub, double *ratios
           continue; /* exact_sum of an integer type, a transform of one */
         call c = {.kind = o->transform ? CALL_PLAN : CALL_LIBRARY, .op = op, .transform = o->transform, .input = type,
                   .output = output, .n = o->sizes[s]};
-        if (spanned_bytes(&c) + o->offset > b->input_bytes) { /* allocate() sized the buffer for every call */
+        const size_t spans = spanned_bytes(&c) + o->offset;
+        if (spans > b->input_bytes) { /* allocate() sized the buffer for every call */
           fprintf(stderr, "cureduce-bench: %s %s n = %zu skipped: it spans %zu bytes, the buffer holds %zu\n",
-                  cureduce_op_name(op), cureduce_dtype_name(type), c.n, spanned_bytes(&c) + o->offset, b->input_bytes);
+                  cureduce_op_name(op), cureduce_dtype_name(type), c.n, spans, b->input_bytes);
           continue;
         }
         if (o->random_data && op == CUREDUCE_OP_PROD && type <= CUREDUCE_F64)
