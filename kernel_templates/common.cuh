@@ -183,6 +183,30 @@ template <> struct reduction<CUREDUCE_OP_NORM2, CUREDUCE_DTYPE_F64> {
   static __device__ __forceinline__ acc combine(acc a, acc b) {
     return acc{a.small + b.small, a.medium + b.medium, a.big + b.big};
   }
+  // Whether x is in the middle range, 2^-511 <= |x| < 2^486, or a zero (whose square adds nothing
+  // to any sum), read from its exponent bits by integer instructions, off the f64 pipes. Everything
+  // else (tiny, huge, infinite, NaN, exactly 2^486) takes lift's classification.
+  static __device__ __forceinline__ bool in_middle_range(double x) {
+    const u64 bits = (u64)__double_as_longlong(x);
+    const unsigned exponent = (unsigned)(bits >> 52) & 0x7ffu;
+    return exponent - 512u <= 1508u - 512u || (bits << 1) == 0;
+  }
+  // N elements, all in the middle range (in practice nearly always): a fma each into the middle
+  // sum, where lift and combine spent seven f64 instructions (two compares, two multiplies, three
+  // adds); else each through lift. The middle sum's squares are then rounded once, not twice.
+  template <int N> static __device__ __forceinline__ acc fold_elements(acc a, const double (&x)[N]) {
+    bool middle = true;
+#pragma unroll
+    for (int j = 0; j < N; j++) middle &= in_middle_range(x[j]);
+    if (middle) {
+#pragma unroll
+      for (int j = 0; j < N; j++) a.medium = fma(x[j], x[j], a.medium);
+      return a;
+    }
+#pragma unroll
+    for (int j = 0; j < N; j++) a = combine(a, lift(x[j], 0));
+    return a;
+  }
   static __device__ __forceinline__ double finish(acc a) {
     const bool medium = a.medium > 0 || a.medium != a.medium;  // nonzero, or NaN
     if (a.big > 0)
@@ -614,6 +638,15 @@ template <typename R> struct element_fold<R, moments> {
     return R::fold_elements(a, s);
   }
 };
+template <typename R> struct element_fold<R, norm2_sums> : unshifted_folds<R, norm2_sums, element_fold<R, norm2_sums> > {
+  static __device__ __forceinline__ norm2_sums fold(norm2_sums a, double x, u64) {
+    const double one[1] = {x};
+    return R::fold_elements(a, one);
+  }
+  template <int N> static __device__ __forceinline__ norm2_sums fold_run(norm2_sums a, const double (&x)[N], u64) {
+    return R::fold_elements(a, x);
+  }
+};
 template <typename R, typename F>
 struct element_fold<R, log_sum<F> > : unshifted_folds<R, log_sum<F>, element_fold<R, log_sum<F> > > {
   template <typename S> static __device__ __forceinline__ log_sum<F> fold(log_sum<F> a, S s, u64) {
@@ -717,6 +750,22 @@ template <> struct warp_fold<moments> {
       v.count += __shfl_down_sync(0xffffffffu, v.count, offset);
     }
     v.shift = shift;
+    return v;
+  }
+};
+// norm2's f64 sums: nearly always only the middle one holds anything, and then the warp folds it
+// alone, a double a level where the three took three. Adding zeros changes no sum, so the result
+// is the same bits either way.
+template <> struct warp_fold<norm2_sums> {
+  typedef reduction<CUREDUCE_OP_NORM2, CUREDUCE_DTYPE_F64> norm2;
+  static __device__ __forceinline__ norm2_sums reduce(norm2_sums v) {
+    if (__any_sync(0xffffffffu, v.small != 0.0 || v.big != 0.0)) {
+#pragma unroll
+      for (int offset = 16; offset > 0; offset >>= 1) v = norm2::combine(v, shuffle_down(v, offset));
+      return v;
+    }
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) v.medium += __shfl_down_sync(0xffffffffu, v.medium, offset);
     return v;
   }
 };
