@@ -772,14 +772,12 @@ template <> struct warp_fold<moments> {
   }
 };
 // norm2's f64 sums: nearly always only the middle one holds anything, and then the warp folds it
-// alone, a double a level where the three took three. Adding zeros changes no sum, so the result
-// is the same bits either way.
+// alone, a double a level; else all three (warp_sum_three). Adding zeros changes no sum, so the
+// result is the same bits either way.
 template <> struct warp_fold<norm2_sums> {
-  typedef reduction<CUREDUCE_OP_NORM2, CUREDUCE_DTYPE_F64> norm2;
   static __device__ __forceinline__ norm2_sums reduce(norm2_sums v) {
     if (__any_sync(0xffffffffu, v.small != 0.0 || v.big != 0.0)) {
-#pragma unroll
-      for (int offset = 16; offset > 0; offset >>= 1) v = norm2::combine(v, shuffle_down(v, offset));
+      warp_sum_three(v.small, v.medium, v.big);
       return v;
     }
 #pragma unroll
