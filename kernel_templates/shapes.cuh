@@ -66,8 +66,11 @@ template <int COUNT> __device__ __forceinline__ void store_results(void *out, u6
 }
 
 // Folds the values of GROUP aligned lanes (a power of two up to 32) into the group's first lane.
-// Every lane of the warp must take part.
+// Every lane of the warp must take part. A whole warp folds as a block's warps do (warp_fold: the
+// arg operations' and logsumexp's largest by redux.sync, the moments' three sums split between the
+// lanes), where a tree of combines moved every word at every level.
 template <int GROUP> __device__ __forceinline__ acc_t group_reduce(acc_t v) {
+  if (GROUP == 32) return warp_reduce(v);
 #pragma unroll
   for (int offset = GROUP / 2; offset > 0; offset >>= 1) v = op::combine(v, shuffle_down(v, offset));
   return v;

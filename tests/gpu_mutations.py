@@ -140,6 +140,10 @@ MUTANTS = [
      "if (down == 1) return;",
      "if (down > 0) return;",
      ("test-gpu-shapes", "f32"), "test_rows_and_columns", "a column tile's rows of threads are not folded"),
+    ("shapes.cuh",
+     "if (GROUP == 32) return warp_reduce(v);",
+     "if (GROUP == 32) return v;",
+     ("test-gpu-shapes", "f32"), "test_rows_and_columns", "a whole-warp group of a row or segment is not folded"),
 ]
 
 
