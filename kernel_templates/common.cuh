@@ -742,9 +742,10 @@ template <typename A> struct warp_fold {
 // zero), trading the others; at offset 8 each half splits its pair again; the last three levels
 // move one double. 12 shuffles, and 4 to bring the sums to lane 0, where the three sums at every
 // level took 30: an SM shuffles 32 lanes a clock, and at 2^20 elements the moments' warp folds of
-// a launch queue some 1100 shuffles an SM, about 0.55 us, where a sum's take 0.18 (5 blocks of 8
-// warps an SM, two folds a block). The lanes' partners are by xor: where lane l meets l + d, lane
-// l + d computes the same sum in the other order, which IEEE addition leaves the same.
+// a launch (512 blocks, nine folds each: its eight warps', then warp 0's) queue some 1100 shuffles
+// an SM, about 0.55 us, where a sum's take 0.18. The lanes' partners are by xor: where lane l
+// meets l + d, lane l + d computes the same sum in the other order, which IEEE addition leaves the
+// same.
 __device__ __forceinline__ void warp_sum_three(double &first, double &second, double &third) {
   const int lane = threadIdx.x % 32;
   const bool upper_half = lane & 16, upper_quarter = lane & 8;
