@@ -695,6 +695,20 @@ typedef mapped_reduction<CUREDUCE_OP> op;
 typedef op::acc acc_t;
 typedef element<CUREDUCE_INPUT>::storage input_t;
 
+// How many accumulators a thread folds its loads into: one a load, so that the folds of a round do
+// not wait on each other; logsumexp's all into one. Its folds wait on each other only through the
+// running largest's compare, not through the exps, while every accumulator more costs two exps
+// when a thread's accumulators are combined, and spends its first element's exp on an empty
+// accumulator's -inf (at 2^20 f64 elements, 8 a thread with four accumulators: 15 exps a thread,
+// the warp fold's rescale counted, where one accumulator takes 9).
+template <typename A> struct accumulators_of {
+  static const int count = CUREDUCE_UNROLL;
+};
+template <typename F> struct accumulators_of<log_sum<F> > {
+  static const int count = 1;
+};
+const int thread_accumulators = accumulators_of<acc_t>::count;
+
 // ---- Warp and block building blocks ----------------------------------------------------------
 template <typename T> __device__ __forceinline__ T shuffle_down(T v, int offset) {
   return __shfl_down_sync(0xffffffffu, v, offset);
@@ -1189,7 +1203,10 @@ __device__ __forceinline__ acc_t fold_vector(acc_t acc, vector_t raw, u64 first_
 // The loads of one iteration, `stride` elements apart, each into its own accumulator.
 __device__ __forceinline__ void fold_loads(acc_t *acc, const vector_t *loaded, u64 first_index, u64 stride) {
 #pragma unroll
-  for (int k = 0; k < CUREDUCE_UNROLL; k++) acc[k] = fold_vector(acc[k], loaded[k], first_index + k * stride);
+  for (int k = 0; k < CUREDUCE_UNROLL; k++) {
+    acc_t &into = acc[k % thread_accumulators];
+    into = fold_vector(into, loaded[k], first_index + k * stride);
+  }
 }
 #endif
 
@@ -1266,7 +1283,10 @@ struct pair_source {
   }
   static __device__ __forceinline__ void fold_all(acc_t *acc, const loads *loaded, u64 first_index, u64 stride) {
 #pragma unroll
-    for (int k = 0; k < CUREDUCE_UNROLL; k++) acc[k] = fold_one(acc[k], loaded[k], first_index + k * stride);
+    for (int k = 0; k < CUREDUCE_UNROLL; k++) {
+      acc_t &into = acc[k % thread_accumulators];
+      into = fold_one(into, loaded[k], first_index + k * stride);
+    }
   }
   __device__ __forceinline__ acc_t fold_element(acc_t acc, u64 i, u64 index) const {
     return op::fold_pair(acc, x[i], y[i], index);
@@ -1314,9 +1334,9 @@ __device__ __forceinline__ acc_t strided_accumulate(const S &source, u64 n, u64 
   const u64 tail_start = head + vectors * vector_elements;
   const typename S::body_t body = source.body(head);
 
-  acc_t acc[CUREDUCE_UNROLL];
+  acc_t acc[thread_accumulators];
 #pragma unroll
-  for (int k = 0; k < CUREDUCE_UNROLL; k++) acc[k] = sequence_start(source, n);
+  for (int k = 0; k < thread_accumulators; k++) acc[k] = sequence_start(source, n);
 
   u64 v = thread;
   for (; v + (CUREDUCE_UNROLL - 1) * threads < vectors; v += CUREDUCE_UNROLL * threads) {
@@ -1331,7 +1351,7 @@ __device__ __forceinline__ acc_t strided_accumulate(const S &source, u64 n, u64 
   for (u64 i = tail_start + thread; i < n; i += threads) acc[0] = source.fold_element(acc[0], i, i);
 
 #pragma unroll
-  for (int k = 1; k < CUREDUCE_UNROLL; k++) acc[0] = op::combine(acc[0], acc[k]);
+  for (int k = 1; k < thread_accumulators; k++) acc[0] = op::combine(acc[0], acc[k]);
   return acc[0];
 }
 
