@@ -750,6 +750,12 @@ template <typename A> struct warp_fold {
     return v;
   }
 };
+// A float or double summed over a warp's lanes in shuffle_down's tree, the sum in lane 0.
+template <typename F> __device__ __forceinline__ F warp_sum_down(F v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
+  return v;
+}
 // Three f64 sums of a warp's lanes, each folded in the tree of shuffle_down's fold (lane l adds
 // lane l + 16, then l + 8, ...), so with the same bits, but with the work split between the lanes:
 // at offset 16 the lower half-warp keeps the first two sums and the upper half the third (and a
@@ -795,8 +801,7 @@ template <> struct warp_fold<norm2_sums> {
       warp_sum_three(v.small, v.medium, v.big);
       return v;
     }
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) v.medium += __shfl_down_sync(0xffffffffu, v.medium, offset);
+    v.medium = warp_sum_down(v.medium);
     return v;
   }
 };
@@ -829,10 +834,7 @@ template <typename F> __device__ __forceinline__ F warp_largest(F v) {
 template <typename F> struct warp_fold<log_sum<F> > {
   static __device__ __forceinline__ log_sum<F> reduce(log_sum<F> v) {
     const F largest = warp_largest(v.largest);  // never NaN: a NaN element leaves it alone
-    F sum = v.sum * log_sum_scale(v.largest, largest);
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, offset);
-    return log_sum<F>{largest, sum};
+    return log_sum<F>{largest, warp_sum_down(v.sum * log_sum_scale(v.largest, largest))};
   }
 };
 #if __CUDA_ARCH__ >= 800
