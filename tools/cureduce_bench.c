@@ -81,7 +81,10 @@ static void usage(FILE *out) {
         "  --data KIND       exact: values on a coarse grid, whose float sums are exact and whose\n"
         "                    extremes tie often (default); random: full-mantissa floats and random\n"
         "                    integers, mostly distinct (float sums and products of more than 2^24\n"
-        "                    elements are then checked against nothing: their rounding depends on order)\n"
+        "                    elements are then checked against nothing: their rounding depends on order);\n"
+        "                    planted: the random data of float types with one element twice as large\n"
+        "                    as any other at 5n/8 and its negation at 3n/8, the call's only maximum\n"
+        "                    and minimum (integer types are refused: random integers reach their limits)\n"
         "  --l2 MODE         hot: inputs that fit in L2 stay there (default); flushed: a buffer twice\n"
         "                    the L2 is written before every timed single call (not timed)\n"
         "  --offset BYTES    start the input this many bytes (a multiple of the element size) past\n"
@@ -111,7 +114,7 @@ enum { max_list = 32 };
 typedef enum format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON } format;
 
 typedef struct options {
-  bool ladder, shapes, random_data, flush_l2;
+  bool ladder, shapes, random_data, planted, flush_l2;
   cureduce_transform transform; /* --transform; none by default */
   const char *expression;       /* --expression */
   size_t offset;
@@ -171,9 +174,10 @@ static int parse_options(int argc, char **argv, options *o) {
     char *end = NULL;
     switch (c) {
     case 'D':
-      ok = strcmp(optarg, "exact") == 0 || strcmp(optarg, "random") == 0;
-      o->random_data = strcmp(optarg, "random") == 0;
-      why = "--data takes exact or random";
+      ok = strcmp(optarg, "exact") == 0 || strcmp(optarg, "random") == 0 || strcmp(optarg, "planted") == 0;
+      o->planted = strcmp(optarg, "planted") == 0;
+      o->random_data = o->planted || strcmp(optarg, "random") == 0;
+      why = "--data takes exact, random or planted";
       break;
     case 'L':
       ok = strcmp(optarg, "hot") == 0 || strcmp(optarg, "flushed") == 0;
@@ -270,6 +274,13 @@ static int parse_options(int argc, char **argv, options *o) {
     if (o->offset % cureduce_dtype_size((cureduce_dtype)o->types[t]) != 0) {
       fprintf(stderr, "cureduce-bench: --offset %zu is not a multiple of %s's %zu bytes\n", o->offset,
               cureduce_dtype_name((cureduce_dtype)o->types[t]), cureduce_dtype_size((cureduce_dtype)o->types[t]));
+      return 2;
+    }
+  for (int t = 0; o->planted && t < o->type_count; t++)
+    if (o->types[t] > CUREDUCE_F64) {
+      fprintf(stderr, "cureduce-bench: --data planted takes float types: random %s values already reach the "
+                      "type's limits, so no planted one could be the only extreme\n",
+              cureduce_dtype_name((cureduce_dtype)o->types[t]));
       return 2;
     }
   if (!o->size_count) {
@@ -437,6 +448,33 @@ static void fill_input(bench *b, cureduce_dtype type, bool random_data, size_t b
   free(host);
 }
 
+/* --data planted: the call's input x with one element twice as large as any of the random data at
+ * 5n/8 and its negation at 3n/8, each the only one of its kind, which the call's argmax and argmin
+ * must find there; the elements they replace are kept, to be put back (the buffer serves every
+ * size). */
+typedef struct planted_elements {
+  size_t at[2];
+  unsigned char kept[2][8];
+} planted_elements;
+
+static planted_elements plant_extremes(bench *b, const call *c) {
+  const size_t element = cureduce_dtype_size(c->input);
+  planted_elements p = {.at = {c->n / 8 * 5, c->n / 8 * 3}};
+  for (int e = 0; e < 2; e++) {
+    unsigned char planted[8];
+    cureduce_ref_put_float(c->input, planted, 0, (e ? -1 : 1) * cureduce_ref_rounding_bound(c->input));
+    cureduce_bench_check_cuda(b->cu->cuMemcpyDtoH(p.kept[e], b->data + p.at[e] * element, element), "cuMemcpyDtoH");
+    cureduce_bench_check_cuda(b->cu->cuMemcpyHtoD(b->data + p.at[e] * element, planted, element), "cuMemcpyHtoD");
+  }
+  return p;
+}
+
+static void unplant_extremes(bench *b, const call *c, const planted_elements *p) {
+  const size_t element = cureduce_dtype_size(c->input);
+  for (int e = 0; e < 2; e++)
+    cureduce_bench_check_cuda(b->cu->cuMemcpyHtoD(b->data + p->at[e] * element, p->kept[e], element), "cuMemcpyHtoD");
+}
+
 /* Reads the result of one call back. */
 static cureduce_value run_once(bench *b, const call *c) {
   cureduce_bench_check_cuda(b->cu->cuMemsetD8(b->output, 0xA5, sizeof(cureduce_value)), "cuMemsetD8");
@@ -541,6 +579,8 @@ static const char *l2_text(const options *o) {
   return o->flush_l2 ? "flushed before every single call (b2b calls are not)" : "hot when the input fits";
 }
 static const char *data_text(const options *o) {
+  if (o->planted)
+    return "planted (random, one maximum at 5n/8 and one minimum at 3n/8)";
   return o->random_data ? "random (full-mantissa floats, mostly distinct)" : "exact (a coarse grid: exact float sums, many ties)";
 }
 
@@ -707,6 +747,7 @@ static int compare_all(const options *o, bench *b, bool have_cub, double *ratios
             cureduce_bench_fail("planning a transformed reduction");
           c.plan = plan;
         }
+        planted_elements planted = o->planted ? plant_extremes(b, &c) : (planted_elements){0};
         row r = {.c = &c, .checked = verify(b, &c, have_cub, o->random_data)};
         r.us = time_median(b, &c, o->reps);
         r.b2b_us = time_back_to_back(b, &c, o->reps);
@@ -721,6 +762,8 @@ static int compare_all(const options *o, bench *b, bool have_cub, double *ratios
         print_row(o, b, &r, rows++ == 0);
         compare_cublas(o, b, &c, r.us);
         cureduce_plan_destroy(plan);
+        if (o->planted)
+          unplant_extremes(b, &c, &planted);
       }
   }
   return ratio_count;

@@ -261,8 +261,16 @@ void cureduce_ref_fill(cureduce_op op, cureduce_dtype type, void *data, size_t c
   }
 }
 
+/* The binades of cureduce_ref_fill_rounding's values, each side of 1: narrower for the 16-bit
+ * types, whose sums must stay finite. */
+static int rounding_binades(cureduce_dtype type) { return type == CUREDUCE_F16 || type == CUREDUCE_BF16 ? 4 : 10; }
+
+double cureduce_ref_rounding_bound(cureduce_dtype type) {
+  return ldexp(1.0, rounding_binades(type) + 2); /* below 2^(binades + 1), but for the near-negations' 1 +- 2^-21 */
+}
+
 void cureduce_ref_fill_rounding(cureduce_dtype type, void *data, size_t count) {
-  int binades = type == CUREDUCE_F16 || type == CUREDUCE_BF16 ? 4 : 10;
+  int binades = rounding_binades(type);
   for (size_t i = 0; i < count; i++) {
     double x;
     if (i % 4 == 3 && i > 8) { /* nearly cancels one of the last few */

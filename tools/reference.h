@@ -43,6 +43,9 @@ void cureduce_ref_fill(cureduce_op op, cureduce_dtype type, void *data, size_t c
  * one, so that sums cancel. */
 void cureduce_ref_fill_rounding(cureduce_dtype type, void *data, size_t count);
 
+/* A magnitude no value of cureduce_ref_fill_rounding reaches, with room: twice its largest. */
+double cureduce_ref_rounding_bound(cureduce_dtype type);
+
 /* The exact or higher-precision result of reducing data[0..n) as the library documents, in
  * the output type, and how far a correct result may be from it (0: bitwise). */
 typedef struct cureduce_ref_result {
