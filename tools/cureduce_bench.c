@@ -54,9 +54,11 @@ static void usage(FILE *out) {
         out);
   fputs("  --cols LIST       with --shapes: only matrices of these column counts (powers of two),\n"
         "                    e.g. 2^16,2^20 (default every one)\n"
-        "  --spec TEXT       with --shapes: pin this configuration to every shape, e.g.\n"
+        "  --spec TEXT       pin this configuration to every call it fits, e.g.\n"
+        "                    mean:f64->f64/single_pass/b256/u8/v16/g5, or with --shapes\n"
         "                    sum:f32->f32/column_tiles/b256/u8/v16/g8/t256/c0/s1 (a shape it\n"
-        "                    does not fit gets a # line saying why); default: each plan's own\n"
+        "                    does not fit gets a # line saying why, another operation or type a\n"
+        "                    line on stderr); default: each plan's own\n"
         "  --ops LIST        operations, e.g. sum,max (sum, prod, min, max, argmin, argmax;\n"
         "                    float types only: exact_sum, norm2, mean, variance, sample_variance,\n"
         "                    std, sample_std, logsumexp, which CUB has no column for but norm2's\n"
@@ -251,8 +253,8 @@ static int parse_options(int argc, char **argv, options *o) {
                       "are the exact grid)";
   if (ok && o->layout_count && !o->shapes)
     ok = false, why = "--layouts goes with --shapes";
-  if (ok && o->spec && !o->shapes)
-    ok = false, why = "--spec goes with --shapes";
+  if (ok && o->spec && o->ladder)
+    ok = false, why = "--spec goes with the whole-array comparison or --shapes, not --ladder";
   if (ok && o->cols_mask && !o->shapes)
     ok = false, why = "--cols goes with --shapes";
   if (ok && o->transform && o->ladder)
@@ -728,7 +730,7 @@ static int compare_all(const options *o, bench *b, bool have_cub, double *ratios
         if (cureduce_accumulator_type(op, cureduce_mapped_type(o->transform, type), &output) != CUREDUCE_STATUS_OK ||
             cureduce_check_transform_types(op, o->transform, type, output) != CUREDUCE_STATUS_OK)
           continue; /* exact_sum of an integer type, a transform of one */
-        call c = {.kind = o->transform ? CALL_PLAN : CALL_LIBRARY, .op = op, .transform = o->transform, .input = type,
+        call c = {.kind = o->transform || o->spec ? CALL_PLAN : CALL_LIBRARY, .op = op, .transform = o->transform, .input = type,
                   .output = output, .n = o->sizes[s]};
         const size_t spans = spanned_bytes(&c) + o->offset;
         if (spans > b->input_bytes) { /* allocate() sized the buffer for every call */
@@ -739,12 +741,17 @@ static int compare_all(const options *o, bench *b, bool have_cub, double *ratios
         if (o->random_data && op == CUREDUCE_OP_PROD && type <= CUREDUCE_F64)
           continue; /* products of random floats overflow: nothing to time */
         cureduce_plan *plan = NULL;
-        if (o->transform) {
+        if (c.kind == CALL_PLAN) {
           cureduce_problem problem;
           cureduce_problem_init(&problem, op, type, output, c.n);
           problem.transform = o->transform, problem.expression = o->expression;
-          if (cureduce_plan_create(&plan, b->context, &problem, NULL) != CUREDUCE_STATUS_OK)
-            cureduce_bench_fail("planning a transformed reduction");
+          if (cureduce_plan_create(&plan, b->context, &problem, o->spec) != CUREDUCE_STATUS_OK) {
+            if (!o->spec)
+              cureduce_bench_fail("planning a transformed reduction");
+            fprintf(stderr, "cureduce-bench: %s %s n = %zu skipped: --spec %s does not fit it (%s)\n",
+                    cureduce_op_name(op), cureduce_dtype_name(type), c.n, o->spec, cureduce_last_error_detail());
+            continue;
+          }
           c.plan = plan;
         }
         planted_elements planted = o->planted ? plant_extremes(b, &c) : (planted_elements){0};
