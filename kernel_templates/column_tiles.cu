@@ -84,6 +84,19 @@ __device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source
   }
   return row;
 }
+// The last rows' loads (fewer than a round) added in the byte lanes and widened once.
+__device__ __forceinline__ void fold_last_loads(acc_t *acc, const kernel_source::loads *loaded, u64 rows, u64 row,
+                                                u64 step) {
+  byte_lanes lanes = {};
+  unsigned added = 0;
+#pragma unroll
+  for (int k = 0; k < CUREDUCE_UNROLL - 1; k++)
+    if (row + k * step < rows) {
+      add_bytes(lanes, loaded[k]);
+      added++;
+    }
+  widen_bytes(acc, lanes, added);
+}
 #else
 // The thread's whole rounds of CUREDUCE_UNROLL rows from `row`, their loads in flight together;
 // returns the row after them.
@@ -97,7 +110,26 @@ __device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source
   }
   return row;
 }
+// The last rows' loads (fewer than a round), in row order.
+__device__ __forceinline__ void fold_last_loads(acc_t *acc, const kernel_source::loads *loaded, u64 rows, u64 row,
+                                                u64 step) {
+#pragma unroll
+  for (int k = 0; k < CUREDUCE_UNROLL - 1; k++)
+    if (row + k * step < rows) fold_columns(acc, loaded[k], row + k * step);
+}
 #endif
+
+// The rows left after the thread's whole rounds, fewer than a round: loaded together under
+// predicates, then folded in row order (fold_last_loads). Taken one after another, each waited on
+// a round trip to memory, and columns of 2 or 3 rows (a round of 4) are nothing but those rows.
+__device__ __forceinline__ void fold_last_rows(acc_t *acc, const kernel_source &source, const shape_t &shape, u64 col,
+                                               u64 row, u64 step) {
+  kernel_source::loads loaded[CUREDUCE_UNROLL];
+#pragma unroll
+  for (int k = 0; k < CUREDUCE_UNROLL - 1; k++)
+    if (row + k * step < shape.rows) loaded[k] = source.load_at((row + k * step) * shape.leading + col);
+  fold_last_loads(acc, loaded, shape.rows, row, step);
+}
 
 // The thread's rows: vectors in rounds where whole and aligned, else the valid columns element by
 // element.
@@ -106,9 +138,7 @@ __device__ __forceinline__ void accumulate_columns(acc_t *acc, const kernel_sour
   const u64 step = (u64)gridDim.y * down;
   u64 row = (u64)blockIdx.y * down + threadIdx.x / across;
   if (valid == vector_elements && source.rows_aligned(shape.leading)) {
-    row = accumulate_rounds(acc, source, shape, col, row, step);
-    for (; row < shape.rows; row += step)
-      fold_columns(acc, source.load_at(row * shape.leading + col), row);
+    fold_last_rows(acc, source, shape, col, accumulate_rounds(acc, source, shape, col, row, step), step);
     return;
   }
   for (; row < shape.rows; row += step)

@@ -148,6 +148,14 @@ MUTANTS = [
      "if (GROUP == 32) return warp_reduce(v);",
      "if (GROUP == 32) return v;",
      ("test-gpu-shapes", "f32"), "test_rows_and_columns", "a whole-warp group of a row or segment is not folded"),
+    ("column_tiles.cu",
+     "    if (row + k * step < rows) fold_columns(acc, loaded[k], row + k * step);",
+     "    if (row + k * step + step < rows) fold_columns(acc, loaded[k], row + k * step);",
+     ("test-gpu-shapes", "f32"), "test_rows_and_columns", "a column's last rows, fewer than a round, drop the last of them"),
+    ("column_tiles.cu",
+     "    if (row + k * step < rows) {\n      add_bytes(lanes, loaded[k]);",
+     "    if (row + k * step + step < rows) {\n      add_bytes(lanes, loaded[k]);",
+     ("test-gpu-shapes", "u8"), "test_rows_and_columns", "byte columns' last rows, fewer than a round, drop the last of them"),
 ]
 
 
