@@ -119,16 +119,26 @@ __device__ __forceinline__ void fold_last_loads(acc_t *acc, const kernel_source:
 }
 #endif
 
-// The rows left after the thread's whole rounds, fewer than a round: loaded together under
-// predicates, then folded in row order (fold_last_loads). Taken one after another, each waited on
-// a round trip to memory, and columns of 2 or 3 rows (a round of 4) are nothing but those rows.
+// The rows left after the thread's whole rounds, fewer than a round. Taken one after another, each
+// waits on a round trip to memory, and columns of fewer rows than a round are nothing but those
+// rows; so where the kernel is compiled for narrow accumulators (CUREDUCE_MIN_BLOCKS_PER_SM: the
+// registers of a round's loads are there), two or more are loaded together under predicates, then
+// folded in row order (fold_last_loads). A lone last row, and wide accumulators, whose registers
+// bound the blocks an SM (argmax bf16 columns 64 -> 80 registers, a block an SM fewer), load a row
+// at a time.
 __device__ __forceinline__ void fold_last_rows(acc_t *acc, const kernel_source &source, const shape_t &shape, u64 col,
                                                u64 row, u64 step) {
-  kernel_source::loads loaded[CUREDUCE_UNROLL];
+#ifdef CUREDUCE_MIN_BLOCKS_PER_SM
+  if (row + step < shape.rows) {
+    kernel_source::loads loaded[CUREDUCE_UNROLL];
 #pragma unroll
-  for (int k = 0; k < CUREDUCE_UNROLL - 1; k++)
-    if (row + k * step < shape.rows) loaded[k] = source.load_at((row + k * step) * shape.leading + col);
-  fold_last_loads(acc, loaded, shape.rows, row, step);
+    for (int k = 0; k < CUREDUCE_UNROLL - 1; k++)
+      if (row + k * step < shape.rows) loaded[k] = source.load_at((row + k * step) * shape.leading + col);
+    fold_last_loads(acc, loaded, shape.rows, row, step);
+    return;
+  }
+#endif
+  for (; row < shape.rows; row += step) fold_columns(acc, source.load_at(row * shape.leading + col), row);
 }
 
 // The thread's rows: vectors in rounds where whole and aligned, else the valid columns element by
