@@ -654,8 +654,24 @@ struct element_fold<R, log_sum<F> > : unshifted_folds<R, log_sum<F>, element_fol
   }
 };
 
+// An element whose index follows every one already in the accumulator (a column's rows, in order):
+// folded as any, but by argmin and argmax without comparing indices: a tie keeps the accumulator,
+// and an empty one takes the element.
+template <typename R, typename A> struct later_fold {
+  template <typename S> static __device__ __forceinline__ A fold(A a, S s, u64 index) {
+    return element_fold<R, A>::fold(a, s, index);
+  }
+};
+template <typename R, typename K> struct later_fold<R, arg_acc<K> > {
+  template <typename S> static __device__ __forceinline__ arg_acc<K> fold(arg_acc<K> a, S s, u64 index) {
+    const K k = R::key(s);
+    if (a.index == arg_acc<K>::empty || k > a.key) a.key = k, a.index = index;
+    return a;
+  }
+};
+
 // The operation on mapped values, lifting and folding input elements (pairs of them, for a map of
-// two inputs) through the map.
+// two inputs) through the map; fold_later and fold_pair_later: later_fold's.
 template <int OP> struct mapped_reduction : reduction<OP, map::mapped> {
   typedef reduction<OP, map::mapped> base;
   typedef typename base::acc acc;
@@ -667,6 +683,9 @@ template <int OP> struct mapped_reduction : reduction<OP, map::mapped> {
 #if CUREDUCE_PAIR
   static __device__ __forceinline__ acc fold_pair(acc a, input_storage x, input_storage y, u64 index) {
     return folds::fold(a, map::apply(x, y), index);
+  }
+  static __device__ __forceinline__ acc fold_pair_later(acc a, input_storage x, input_storage y, u64 index) {
+    return later_fold<base, acc>::fold(a, map::apply(x, y), index);
   }
   template <int N>
   static __device__ __forceinline__ acc fold_pair_run(acc a, const input_storage (&x)[N], const input_storage (&y)[N],
@@ -680,6 +699,9 @@ template <int OP> struct mapped_reduction : reduction<OP, map::mapped> {
   static __device__ __forceinline__ acc lift(input_storage s, u64 index) { return base::lift(map::apply(s), index); }
   static __device__ __forceinline__ acc fold(acc a, input_storage s, u64 index) {
     return folds::fold(a, map::apply(s), index);
+  }
+  static __device__ __forceinline__ acc fold_later(acc a, input_storage s, u64 index) {
+    return later_fold<base, acc>::fold(a, map::apply(s), index);
   }
   template <int N> static __device__ __forceinline__ acc fold_run(acc a, const input_storage (&s)[N], u64 first_index) {
     mapped_storage mapped[N];
@@ -1216,7 +1238,8 @@ __device__ __forceinline__ void fold_loads(acc_t *acc, const vector_t *loaded, u
 // what one load brings; the elements before the first whole load (head); the body, where whole
 // loads start after them, and its load v; the load starting at element i (a whole load's start);
 // the folds of a load, of an iteration's loads, of element j of a load and of element i, the last
-// two as the element of a given index (a column's: its row); whether rows `leading` elements apart
+// two as the element of a given index (a column's: its row; element j's after every index already
+// in the accumulator: later_fold); whether rows `leading` elements apart
 // all start at a whole load; the source from element `first` on. One input here; a map of two
 // inputs reads pairs (pair_source).
 struct single_source {
@@ -1236,7 +1259,7 @@ struct single_source {
   static __device__ __forceinline__ acc_t fold_lane(acc_t acc, loads loaded, int j, u64 index) {
     unpacked u;
     u.raw = loaded;
-    return op::fold(acc, u.element[j], index);
+    return op::fold_later(acc, u.element[j], index);
   }
   __device__ __forceinline__ acc_t fold_element(acc_t acc, u64 i, u64 index) const { return op::fold(acc, input[i], index); }
   __device__ __forceinline__ op::mapped_storage first_mapped() const { return map::apply(input[0]); }
@@ -1276,7 +1299,7 @@ struct pair_source {
   static __device__ __forceinline__ acc_t fold_lane(acc_t acc, loads loaded, int j, u64 index) {
     unpacked ux, uy;
     ux.raw = loaded.x, uy.raw = loaded.y;
-    return op::fold_pair(acc, ux.element[j], uy.element[j], index);
+    return op::fold_pair_later(acc, ux.element[j], uy.element[j], index);
   }
   static __device__ __forceinline__ acc_t fold_one(acc_t acc, loads loaded, u64 first_index) {
     unpacked ux, uy;
