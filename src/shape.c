@@ -55,14 +55,18 @@ static cureduce_spec base_spec(const cureduce_problem *problem, cureduce_strateg
   return spec;
 }
 
+/* Elements a block reads in one round of its loads. */
+static size_t round_elements(const cureduce_spec *spec) {
+  return (size_t)spec->block * spec->unroll * (spec->vector_bytes / cureduce_dtype_size(spec->input));
+}
+
 /* Splits that give `rows` rows a device of blocks at most, so that every row runs at once where
  * the rows are fewer than the device's blocks (one more split a row would leave a few rows for a
  * second pass on an idle device), each split at least one round of loads of a row of `length`
  * elements, within `most`. */
 static unsigned splits_for(size_t rows, size_t length, const cureduce_spec *spec, int sm_count, size_t most) {
   size_t blocks = (size_t)sm_count * spec->blocks_per_sm;
-  size_t per_block = (size_t)spec->block * spec->unroll * (spec->vector_bytes / cureduce_dtype_size(spec->input));
-  size_t splits = min_size(min_size(blocks / max_size(rows, 1), ceil_div(length, per_block)), most);
+  size_t splits = min_size(min_size(blocks / max_size(rows, 1), ceil_div(length, round_elements(spec))), most);
   return (unsigned)max_size(min_size(splits, 65535), 1);
 }
 
@@ -77,10 +81,17 @@ static size_t even_passes(size_t units, size_t slots) {
 /* Workspace of a slot that a shaped launch may fill: past the always-zero area (execute.h). */
 static const size_t slot_partials_bytes = CUREDUCE_WORKSPACE_MAX_BYTES - CUREDUCE_WORKSPACE_PARTIALS - 4096;
 
+/* A row of at most ROW_UNSPLIT_ROUNDS rounds of a block's loads is one block's. Splitting it saves
+ * rounds, each a trip to memory (some 0.4 us from L2 on an H200), but then the row's last block
+ * folds the splits after a fence and a ticket (some 1.5 us), about what three rounds more cost. */
+enum { ROW_UNSPLIT_ROUNDS = 4 };
+
 /* Long rows: a block or several a row, as many as give the rows about a device of blocks within
- * what a slot's partials hold. */
+ * what a slot's partials hold; one where the row takes a block few rounds. */
 static cureduce_spec row_blocks_spec(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
   cureduce_spec spec = base_spec(problem, CUREDUCE_STRATEGY_ROW_BLOCKS, SHAPED_BLOCK, max_threads_per_sm);
+  if (ceil_div(problem->cols, round_elements(&spec)) <= ROW_UNSPLIT_ROUNDS)
+    return spec;
   size_t accumulator = cureduce_accumulator_bytes(problem->op, problem->transform, problem->input_type);
   spec.splits = (uint16_t)splits_for(problem->rows, problem->cols, &spec, sm_count,
                                      slot_partials_bytes / max_size(problem->rows, 1) / (accumulator + 4));

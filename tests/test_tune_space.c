@@ -357,6 +357,23 @@ START_TEST(test_geometry_of_rows) {
 }
 END_TEST
 
+/* Rows that a block reads in a few rounds are not split (the fold of the splits costs more than
+ * the rounds it saves): at a total of 2^20 f32, rows of 8192 and 16384 (two and four rounds of
+ * b256/u4/v16) run a block each; rows of 2^15 and longer are still split among the idle blocks. */
+START_TEST(test_short_rows_unsplit) {
+  for (unsigned log_cols = 13; log_cols <= 16; log_cols++) {
+    uint64_t cols = (uint64_t)1 << log_cols, rows = ((uint64_t)1 << 20) / cols;
+    cureduce_shape_launch launch;
+    cureduce_spec spec = heuristic_of(CUREDUCE_LAYOUT_ROWS, CUREDUCE_F32, rows, cols, &launch);
+    ck_assert_int_eq(spec.strategy, CUREDUCE_STRATEGY_ROW_BLOCKS);
+    if (log_cols <= 14)
+      ck_assert_uint_eq(spec.splits, 1);
+    else
+      ck_assert_uint_gt(spec.splits, 1);
+  }
+}
+END_TEST
+
 /* Distinct kernels (a spec's kernel part: what its source depends on), 2048 at most: more fails
  * the test. */
 typedef struct {
@@ -416,6 +433,7 @@ int main(void) {
   tcase_add_test(space, test_fit_workspace);
   tcase_add_test(space, test_geometry_of_columns);
   tcase_add_test(space, test_geometry_of_rows);
+  tcase_add_test(space, test_short_rows_unsplit);
   tcase_add_test(space, test_heuristic_kernels_bounded);
   tcase_add_test(space, test_pair_jobs_refused);
   suite_add_tcase(suite, space);
