@@ -529,6 +529,12 @@ template <int IN, bool IS_MAX> struct arg_reduction {
     if (b.index == empty) return a;
     return b.key > a.key || (b.key == a.key && b.index < a.index) ? b : a;
   }
+  // combine(a, lift) for key k at an index after every one already in a (a column's rows, in
+  // order): a tie keeps a, an empty a takes it, and no index is compared.
+  static __device__ __forceinline__ acc later(acc a, K k, u64 index) {
+    if (a.index == empty || k > a.key) a.key = k, a.index = index;
+    return a;
+  }
   // The element whose key is k (for a NaN key, the library's NaN).
   static __device__ __forceinline__ typename E::storage storage_of(K k) {
     return O::has_nan && k == nan_key() ? O::nan_storage() : O::storage(IS_MAX ? k : (K)~k);
@@ -655,8 +661,7 @@ struct element_fold<R, log_sum<F> > : unshifted_folds<R, log_sum<F>, element_fol
 };
 
 // An element whose index follows every one already in the accumulator (a column's rows, in order):
-// folded as any, but by argmin and argmax without comparing indices: a tie keeps the accumulator,
-// and an empty one takes the element.
+// folded as any, but by argmin and argmax through their later(), which compares no index.
 template <typename R, typename A> struct later_fold {
   template <typename S> static __device__ __forceinline__ A fold(A a, S s, u64 index) {
     return element_fold<R, A>::fold(a, s, index);
@@ -664,9 +669,7 @@ template <typename R, typename A> struct later_fold {
 };
 template <typename R, typename K> struct later_fold<R, arg_acc<K> > {
   template <typename S> static __device__ __forceinline__ arg_acc<K> fold(arg_acc<K> a, S s, u64 index) {
-    const K k = R::key(s);
-    if (a.index == arg_acc<K>::empty || k > a.key) a.key = k, a.index = index;
-    return a;
+    return R::later(a, R::key(s), index);
   }
 };
 
