@@ -1242,9 +1242,9 @@ __device__ __forceinline__ void fold_loads(acc_t *acc, const vector_t *loaded, u
 // loads start after them, and its load v; the load starting at element i (a whole load's start);
 // the folds of a load, of an iteration's loads, of element j of a load and of element i, the last
 // two as the element of a given index (a column's: its row; element j's after every index already
-// in the accumulator: later_fold); whether rows `leading` elements apart
-// all start at a whole load; the source from element `first` on. One input here; a map of two
-// inputs reads pairs (pair_source).
+// in the accumulator: later_fold); whether rows `leading` elements apart all start at a whole
+// load; the source from element `first` on. One input here; a map of two inputs reads pairs
+// (pair_source).
 struct single_source {
   const input_t *__restrict__ input;
   typedef vector_t loads;
