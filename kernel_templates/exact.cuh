@@ -540,7 +540,7 @@ struct warp_state {
 };
 
 // ---- Reading the input ------------------------------------------------------------------------------
-// The grid-stride loop of common.cuh, made warp-uniform (the warp's lanes run the same iterations,
+// The grid-stride loop of accumulate.cuh, made warp-uniform (the warp's lanes run the same iterations,
 // lanes past the end reading zeros) so that the warp can agree on its bands. `thread` of `threads`
 // (whole warps) walk the input: the grid's for a whole array, a block's for a row, a warp's for a
 // column, whose elements lie `gap` apart (walks_columns).

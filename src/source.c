@@ -9,8 +9,6 @@
 #include "source.h"
 #include "strbuf.h"
 
-#define CUREDUCE_COMMON_TEMPLATE "common.cuh"
-
 static void write_id(cureduce_strbuf *out, const char *prefix, const char *name, int id) {
   cureduce_strbuf_append(out, prefix);
   for (const char *c = name; *c; c++)
@@ -44,7 +42,7 @@ static void write_shape_defines(cureduce_strbuf *out, const cureduce_spec *spec)
     cureduce_strbuf_printf(out, "#define CUREDUCE_MIN_BLOCKS_PER_SM %u\n", min_blocks);
 }
 
-/* The caller's map, before the templates (common.cuh's transform calls it): the expression as
+/* The caller's map, before the templates (transforms.cuh calls it): the expression as
  * written, over x (and y for a pair), its lines numbered as its own in NVRTC's messages. false when
  * the digest is unknown. */
 static bool write_user_map(cureduce_strbuf *out, const cureduce_spec *spec) {
@@ -64,20 +62,27 @@ static void write_template(cureduce_strbuf *out, const char *name, const char *t
   cureduce_strbuf_append(out, text);
 }
 
-/* The templates of a strategy, in order: the shared algebra, then for the classic ladder its
+/* What every kernel is built on, in order: element types, operations, transforms, warp and block
+ * folds, vector loads, the grid's accumulation and finish. */
+static const char *const shared_templates[] = {"elements.cuh",     "operations.cuh",   "transforms.cuh",
+                                               "block_folds.cuh",  "vector_loads.cuh", "accumulate.cuh"};
+enum { SHARED_TEMPLATES = sizeof shared_templates / sizeof shared_templates[0], TEMPLATES_MAX = SHARED_TEMPLATES + 4 };
+
+/* The templates of a strategy, in order: the shared ones, then for the classic ladder its
  * scaffolding around the rung, for a shaped strategy what the shapes share and the strategy, for
  * exact_sum its rounding, its machinery and its own kernels (a whole array's, or those of rows and
  * segments or of columns after what the shapes share), else the strategy alone. */
-enum { TEMPLATES_MAX = 5 };
 static int strategy_templates(const cureduce_spec *spec, const char *files[TEMPLATES_MAX]) {
   const char *strategy = cureduce_strategy_template(spec->strategy);
-  if (cureduce_strategy_passes(spec->strategy) == CUREDUCE_PASSES_CLASSIC) {
-    const char *ladder[] = {CUREDUCE_COMMON_TEMPLATE, "ladder.cuh", strategy, "ladder_kernels.cuh"};
-    memcpy(files, ladder, sizeof ladder);
-    return 4;
-  }
   int count = 0;
-  files[count++] = CUREDUCE_COMMON_TEMPLATE;
+  for (; count < SHARED_TEMPLATES; count++)
+    files[count] = shared_templates[count];
+  if (cureduce_strategy_passes(spec->strategy) == CUREDUCE_PASSES_CLASSIC) {
+    files[count++] = "ladder.cuh";
+    files[count++] = strategy;
+    files[count++] = "ladder_kernels.cuh";
+    return count;
+  }
   bool shaped = cureduce_strategy_coverage(spec->strategy) == CUREDUCE_COVER_SHAPE;
   if (shaped)
     files[count++] = "shapes.cuh";

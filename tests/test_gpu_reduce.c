@@ -41,7 +41,7 @@ typedef struct reducer {
 
 enum { poison_byte = 0xA5, output_area = 64, result_offset = 16, max_offset_bytes = 16 };
 
-/* The most additions any element meets in the single-pass kernel (kernel_templates/common.cuh,
+/* The most additions any element meets in the single-pass kernel (kernel_templates/accumulate.cuh,
  * grid_stride_accumulate and finish_single_pass): its thread takes at most ceil(vectors / threads)
  * vectors of vector_elements each into its accumulators, one at a time, plus a head and a tail
  * element; the unroll accumulators fold in a chain; a warp folds in 5 shuffle levels and warp 0

@@ -174,8 +174,16 @@ START_TEST(test_source_is_a_pure_function_of_the_spec) {
   ck_assert(strstr(first, "#define CUREDUCE_DTYPE_BF16 1\n"));
   ck_assert(strstr(first, "#define CUREDUCE_OP_ARGMAX 5\n"));
   ck_assert(strstr(first, "#define CUREDUCE_BLOCK 256\n"));
-  ck_assert(strstr(first, "#line 1 \"common.cuh\""));
-  ck_assert(strstr(first, "#line 1 \"single_pass.cu\""));
+  /* The shared templates, in the order each builds on the one before, then the strategy's. */
+  const char *order[] = {"elements.cuh",     "operations.cuh", "transforms.cuh", "block_folds.cuh",
+                         "vector_loads.cuh", "accumulate.cuh", "single_pass.cu"};
+  const char *after = first;
+  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+    char line[64];
+    snprintf(line, sizeof line, "#line 1 \"%s\"\n", order[i]);
+    after = strstr(after, line);
+    ck_assert_msg(after, "%s missing or out of order", order[i]);
+  }
   ck_assert(strstr(first, "extern \"C\" __global__"));
   /* The launch-only field does not reach the source: both grids share one compiled kernel, and
    * the kernel part alone (what the kernel cache keys on) generates the same source. */
@@ -286,7 +294,7 @@ START_TEST(test_template_dir_override) {
   setenv("CUREDUCE_TEMPLATE_DIR", dir, 1);
   const cureduce_template_set *overridden;
   ck_assert(cureduce_templates_get(&overridden) == CUREDUCE_STATUS_OK);
-  ck_assert(strncmp(cureduce_template_find(overridden, "common.cuh"), "// overridden\n", 14) == 0);
+  ck_assert(strncmp(cureduce_template_find(overridden, "elements.cuh"), "// overridden\n", 14) == 0);
   ck_assert(harness_remove_tree(dir));
 }
 END_TEST
