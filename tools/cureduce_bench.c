@@ -156,118 +156,107 @@ static bool parse_cols(const char *text, uint64_t *mask) {
   return true;
 }
 
-static int parse_options(int argc, char **argv, options *o) {
-  static const struct option long_options[] = {
-      {"ladder", no_argument, NULL, 'l'},      {"ops", required_argument, NULL, 'o'},
-      {"types", required_argument, NULL, 't'}, {"all", no_argument, NULL, 'a'},
-      {"sizes", required_argument, NULL, 's'}, {"reps", required_argument, NULL, 'r'},
-      {"csv", no_argument, NULL, 'c'},         {"json", no_argument, NULL, 'j'},
-      {"device", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
-      {"data", required_argument, NULL, 'D'},   {"l2", required_argument, NULL, 'L'},
-      {"offset", required_argument, NULL, 'O'}, {"shapes", no_argument, NULL, 'S'},
-      {"layouts", required_argument, NULL, 'Y'}, {"transform", required_argument, NULL, 'T'},
-      {"expression", required_argument, NULL, 'E'}, {"spec", required_argument, NULL, 'P'},
-      {"cols", required_argument, NULL, 'C'},
-      {NULL, 0, NULL, 0}};
-  *o = (options){.reps = 200, .op_count = 0, .type_count = 0, .size_count = 0};
+/* One option and its argument (optarg) into o; false, with *why, for a bad value. */
+static bool parse_option(int c, options *o, const char **why) {
   bool ok = true;
-  const char *why = "see --help";
-  for (int c; ok && (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1;) {
-    char *end = NULL;
-    switch (c) {
-    case 'D':
-      ok = strcmp(optarg, "exact") == 0 || strcmp(optarg, "random") == 0 || strcmp(optarg, "planted") == 0;
-      o->planted = strcmp(optarg, "planted") == 0;
-      o->random_data = o->planted || strcmp(optarg, "random") == 0;
-      why = "--data takes exact, random or planted";
-      break;
-    case 'L':
-      ok = strcmp(optarg, "hot") == 0 || strcmp(optarg, "flushed") == 0;
-      o->flush_l2 = strcmp(optarg, "flushed") == 0;
-      why = "--l2 takes hot or flushed";
-      break;
-    case 'O':
-      o->offset = (size_t)strtoull(optarg, &end, 10);
-      ok = *end == '\0' && end != optarg && o->offset < 256;
-      why = "--offset takes a number of bytes below 256";
-      break;
-    case 'T': {
-      int transform = cureduce_transform_from_name(optarg);
-      ok = transform > CUREDUCE_TRANSFORM_NONE && !cureduce_transform_has_expression((cureduce_transform)transform) &&
-           !o->expression;
-      o->transform = (cureduce_transform)(ok ? transform : 0);
-      why = "--transform takes abs, square, nonzero or product (a map of your own: --expression, instead of "
-            "--transform)";
-      break;
-    }
-    case 'E':
-      ok = !o->transform;
-      o->expression = optarg, o->transform = CUREDUCE_TRANSFORM_EXPRESSION;
-      why = "--expression instead of --transform, not both";
-      break;
-    case 'P': o->spec = optarg; break;
-    case 'C':
-      ok = parse_cols(optarg, &o->cols_mask);
-      why = "--cols takes a comma list of column counts, powers of two from 2, e.g. 2^16,2^20";
-      break;
-    case 'l': o->ladder = true; break;
-    case 'S': o->shapes = true; break;
-    case 'Y':
-      ok = cureduce_tool_parse_names(optarg, cureduce_tool_layout_from_name, o->layouts, max_list, &o->layout_count);
-      why = "--layouts takes a comma list of rows, columns, segments";
-      break;
-    case 'c': o->format = FORMAT_CSV; break;
-    case 'j': o->format = FORMAT_JSON; break;
-    case 'o':
-      ok = cureduce_tool_parse_names(optarg, cureduce_op_from_name, o->ops, max_list, &o->op_count);
-      why = "--ops takes a comma list of operations (see --help)";
-      break;
-    case 't':
-      ok = cureduce_tool_parse_names(optarg, cureduce_dtype_from_name, o->types, max_list, &o->type_count);
-      why = "--types takes a comma list of f16, bf16, f32, f64, i8, u8, i32, u32, i64, u64";
-      break;
-    case 's':
-      ok = parse_sizes(optarg, o->sizes, &o->size_count);
-      why = "--sizes takes a comma list of element counts above 0, e.g. 2^20,1000003";
-      break;
-    case 'a':
-      for (o->type_count = 0; o->type_count < CUREDUCE_DTYPE_COUNT; o->type_count++)
-        o->types[o->type_count] = o->type_count;
-      break;
-    case 'r':
-      o->reps = (int)strtol(optarg, &end, 10);
-      ok = *end == '\0' && end != optarg && o->reps >= 1;
-      why = "--reps takes a number of calls, at least 1";
-      break;
-    case 'd': o->device = atoi(optarg); break;
-    case 'h': usage(stdout); exit(0);
-    default: ok = false;
-    }
+  char *end = NULL;
+  switch (c) {
+  case 'D':
+    ok = strcmp(optarg, "exact") == 0 || strcmp(optarg, "random") == 0 || strcmp(optarg, "planted") == 0;
+    o->planted = strcmp(optarg, "planted") == 0;
+    o->random_data = o->planted || strcmp(optarg, "random") == 0;
+    *why = "--data takes exact, random or planted";
+    break;
+  case 'L':
+    ok = strcmp(optarg, "hot") == 0 || strcmp(optarg, "flushed") == 0;
+    o->flush_l2 = strcmp(optarg, "flushed") == 0;
+    *why = "--l2 takes hot or flushed";
+    break;
+  case 'O':
+    o->offset = (size_t)strtoull(optarg, &end, 10);
+    ok = *end == '\0' && end != optarg && o->offset < 256;
+    *why = "--offset takes a number of bytes below 256";
+    break;
+  case 'T': {
+    int transform = cureduce_transform_from_name(optarg);
+    ok = transform > CUREDUCE_TRANSFORM_NONE && !cureduce_transform_has_expression((cureduce_transform)transform) &&
+         !o->expression;
+    o->transform = (cureduce_transform)(ok ? transform : 0);
+    *why = "--transform takes abs, square, nonzero or product (a map of your own: --expression, instead of "
+           "--transform)";
+    break;
   }
-  if (ok && (o->ladder || o->shapes) && o->format == FORMAT_JSON)
-    ok = false, why = "--json does not go with --ladder or --shapes (use --csv)";
-  if (ok && o->ladder && o->shapes)
-    ok = false, why = "--ladder and --shapes are two different tables: one at a time";
-  if (ok && o->shapes && (o->flush_l2 || o->random_data || o->offset))
-    ok = false, why = "--shapes takes --ops, --types, --sizes, --layouts, --cols, --spec, --reps and --csv (its data "
-                      "are the exact grid)";
-  if (ok && o->layout_count && !o->shapes)
-    ok = false, why = "--layouts goes with --shapes";
-  if (ok && o->spec && o->ladder)
-    ok = false, why = "--spec goes with the whole-array comparison or --shapes, not --ladder";
-  if (ok && o->cols_mask && !o->shapes)
-    ok = false, why = "--cols goes with --shapes";
-  if (ok && o->transform && o->ladder)
-    ok = false, why = "--transform and --expression go with the whole-array comparison or --shapes, not --ladder";
-  if (ok && o->shapes && o->transform == CUREDUCE_TRANSFORM_EXPRESSION)
-    ok = false, why = "--shapes checks every result, and the host has no account of a map of your own: "
-                      "--expression goes with the whole-array comparison";
-  if (ok && optind < argc)
-    ok = false, why = "arguments other than options";
-  if (!ok) {
-    fprintf(stderr, "cureduce-bench: %s (--help lists the options)\n", why);
-    return 2;
+  case 'E':
+    ok = !o->transform;
+    o->expression = optarg, o->transform = CUREDUCE_TRANSFORM_EXPRESSION;
+    *why = "--expression instead of --transform, not both";
+    break;
+  case 'P': o->spec = optarg; break;
+  case 'C':
+    ok = parse_cols(optarg, &o->cols_mask);
+    *why = "--cols takes a comma list of column counts, powers of two from 2, e.g. 2^16,2^20";
+    break;
+  case 'l': o->ladder = true; break;
+  case 'S': o->shapes = true; break;
+  case 'Y':
+    ok = cureduce_tool_parse_names(optarg, cureduce_tool_layout_from_name, o->layouts, max_list, &o->layout_count);
+    *why = "--layouts takes a comma list of rows, columns, segments";
+    break;
+  case 'c': o->format = FORMAT_CSV; break;
+  case 'j': o->format = FORMAT_JSON; break;
+  case 'o':
+    ok = cureduce_tool_parse_names(optarg, cureduce_op_from_name, o->ops, max_list, &o->op_count);
+    *why = "--ops takes a comma list of operations (see --help)";
+    break;
+  case 't':
+    ok = cureduce_tool_parse_names(optarg, cureduce_dtype_from_name, o->types, max_list, &o->type_count);
+    *why = "--types takes a comma list of f16, bf16, f32, f64, i8, u8, i32, u32, i64, u64";
+    break;
+  case 's':
+    ok = parse_sizes(optarg, o->sizes, &o->size_count);
+    *why = "--sizes takes a comma list of element counts above 0, e.g. 2^20,1000003";
+    break;
+  case 'a':
+    for (o->type_count = 0; o->type_count < CUREDUCE_DTYPE_COUNT; o->type_count++)
+      o->types[o->type_count] = o->type_count;
+    break;
+  case 'r':
+    o->reps = (int)strtol(optarg, &end, 10);
+    ok = *end == '\0' && end != optarg && o->reps >= 1;
+    *why = "--reps takes a number of calls, at least 1";
+    break;
+  case 'd': o->device = atoi(optarg); break;
+  case 'h': usage(stdout); exit(0);
+  default: ok = false;
   }
+  return ok;
+}
+
+/* Why the options do not go together, or NULL when they do. */
+static const char *options_conflict(const options *o) {
+  if ((o->ladder || o->shapes) && o->format == FORMAT_JSON)
+    return "--json does not go with --ladder or --shapes (use --csv)";
+  if (o->ladder && o->shapes)
+    return "--ladder and --shapes are two different tables: one at a time";
+  if (o->shapes && (o->flush_l2 || o->random_data || o->offset))
+    return "--shapes takes --ops, --types, --sizes, --layouts, --cols, --spec, --reps and --csv (its data "
+           "are the exact grid)";
+  if (o->layout_count && !o->shapes)
+    return "--layouts goes with --shapes";
+  if (o->spec && o->ladder)
+    return "--spec goes with the whole-array comparison or --shapes, not --ladder";
+  if (o->cols_mask && !o->shapes)
+    return "--cols goes with --shapes";
+  if (o->transform && o->ladder)
+    return "--transform and --expression go with the whole-array comparison or --shapes, not --ladder";
+  if (o->shapes && o->transform == CUREDUCE_TRANSFORM_EXPRESSION)
+    return "--shapes checks every result, and the host has no account of a map of your own: "
+           "--expression goes with the whole-array comparison";
+  return NULL;
+}
+
+/* Defaults for what the options left out; 2 for an offset or data that a type cannot take. */
+static int complete_options(options *o) {
   if (!o->op_count)
     o->op_count = o->ladder || o->shapes ? 1 : 2, o->ops[0] = CUREDUCE_OP_SUM, o->ops[1] = CUREDUCE_OP_MAX;
   if (!o->type_count)
@@ -293,6 +282,37 @@ static int parse_options(int argc, char **argv, options *o) {
         o->sizes[o->size_count++] = (size_t)1 << e;
   }
   return 0;
+}
+
+static int parse_options(int argc, char **argv, options *o) {
+  static const struct option long_options[] = {
+      {"ladder", no_argument, NULL, 'l'},      {"ops", required_argument, NULL, 'o'},
+      {"types", required_argument, NULL, 't'}, {"all", no_argument, NULL, 'a'},
+      {"sizes", required_argument, NULL, 's'}, {"reps", required_argument, NULL, 'r'},
+      {"csv", no_argument, NULL, 'c'},         {"json", no_argument, NULL, 'j'},
+      {"device", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
+      {"data", required_argument, NULL, 'D'},   {"l2", required_argument, NULL, 'L'},
+      {"offset", required_argument, NULL, 'O'}, {"shapes", no_argument, NULL, 'S'},
+      {"layouts", required_argument, NULL, 'Y'}, {"transform", required_argument, NULL, 'T'},
+      {"expression", required_argument, NULL, 'E'}, {"spec", required_argument, NULL, 'P'},
+      {"cols", required_argument, NULL, 'C'},
+      {NULL, 0, NULL, 0}};
+  *o = (options){.reps = 200, .op_count = 0, .type_count = 0, .size_count = 0};
+  bool ok = true;
+  const char *why = NULL;
+  for (int c; ok && (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1;) {
+    why = "an option it does not know, or one without its value"; /* getopt_long named it */
+    ok = parse_option(c, o, &why);
+  }
+  if (ok && (why = options_conflict(o)) != NULL)
+    ok = false;
+  if (ok && optind < argc)
+    ok = false, why = "arguments other than options";
+  if (!ok) {
+    fprintf(stderr, "cureduce-bench: %s (--help lists the options)\n", why);
+    return 2;
+  }
+  return complete_options(o);
 }
 
 /* ---- the device side ------------------------------------------------------------------------ */

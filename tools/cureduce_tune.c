@@ -77,98 +77,129 @@ typedef struct options {
   const char *expression;
 } options;
 
-static int parse_options(int argc, char **argv, options *o) {
-  enum {
-    OPS = 256, TYPES, MIN, MAX, SHAPES, QUICK, JSON, LIST, CLEAR, EXPORT, IMPORT, DEVICE, OFFLINE, ARCH, EMIT,
-    TRANSFORM, EXPRESSION
-  };
-  static const struct option long_options[] = {
-      {"ops", required_argument, NULL, OPS},       {"types", required_argument, NULL, TYPES},
-      {"min", required_argument, NULL, MIN},       {"max", required_argument, NULL, MAX},
-      {"shapes", required_argument, NULL, SHAPES},
-      {"quick", no_argument, NULL, QUICK},         {"json", no_argument, NULL, JSON},
-      {"list", no_argument, NULL, LIST},           {"clear", no_argument, NULL, CLEAR},
-      {"export", required_argument, NULL, EXPORT}, {"import", required_argument, NULL, IMPORT},
-      {"device", required_argument, NULL, DEVICE}, {"offline", no_argument, NULL, OFFLINE},
-      {"arch", required_argument, NULL, ARCH},     {"emit-source", required_argument, NULL, EMIT},
-      {"transform", required_argument, NULL, TRANSFORM}, {"expression", required_argument, NULL, EXPRESSION},
-      {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
-  *o = (options){.min_n = (size_t)1 << 8, .max_n = (size_t)1 << 30};
+/* The long options' ids, past every character getopt_long returns. */
+enum {
+  OPTION_OPS = 256, OPTION_TYPES, OPTION_MIN, OPTION_MAX, OPTION_SHAPES, OPTION_QUICK, OPTION_JSON, OPTION_LIST,
+  OPTION_CLEAR, OPTION_EXPORT, OPTION_IMPORT, OPTION_DEVICE, OPTION_OFFLINE, OPTION_ARCH, OPTION_EMIT,
+  OPTION_TRANSFORM, OPTION_EXPRESSION
+};
+
+/* One option and its argument (optarg) into o; false, with *why, for a bad value. */
+static bool parse_option(int c, options *o, const char **why) {
   bool ok = true;
-  const char *why = "see --help";
-  for (int c; ok && (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1;) {
-    char *end = NULL;
-    switch (c) {
-    case OPS:
-      ok = cureduce_tool_parse_names(optarg, cureduce_op_from_name, o->ops, max_items, &o->op_count);
-      why = "--ops takes a comma list of operations (see --help)";
-      break;
-    case TYPES:
-      ok = cureduce_tool_parse_names(optarg, cureduce_dtype_from_name, o->types, max_items, &o->type_count);
-      why = "--types takes a comma list of f16, bf16, f32, f64, i8, u8, i32, u32, i64, u64";
-      break;
-    case MIN:
-    case MAX:
-      ok = cureduce_tool_parse_size(optarg, c == MIN ? &o->min_n : &o->max_n);
-      why = c == MIN ? "--min takes a size above 0, e.g. 2^8 or 256" : "--max takes a size above 0, e.g. 2^30";
-      break;
-    case SHAPES:
-      ok = cureduce_tool_parse_shapes(optarg, o->shapes, max_shapes, &o->shape_count);
-      why = "--shapes takes a comma list of RxC, rows:RxC, columns:RxC, segments:SxL or n:N, sizes above 0 "
-            "(e.g. 4096x1024, columns:2^20x64 or n:2^28), at most 64";
-      break;
-    case QUICK: o->quick = true; break;
-    case JSON: o->json = true; break;
-    case LIST: o->list = true; break;
-    case CLEAR: o->clear = true; break;
-    case EXPORT: o->export_file = optarg; break;
-    case IMPORT: o->import_file = optarg; break;
-    case DEVICE:
-      o->device = (int)strtol(optarg, &end, 10);
-      ok = end != optarg && *end == '\0' && o->device >= 0;
-      why = "--device takes a device ordinal, 0 or more";
-      break;
-    case OFFLINE: o->offline = true; break;
-    case ARCH:
-      ok = cureduce_tool_parse_arch(optarg, &o->arch);
-      why = "--arch takes an architecture such as sm_90 or 90, sm_50 or newer";
-      break;
-    case EMIT: o->emit_source = optarg; break;
-    case TRANSFORM: {
-      int transform = cureduce_transform_from_name(optarg);
-      ok = transform > CUREDUCE_TRANSFORM_NONE && !cureduce_transform_has_expression((cureduce_transform)transform) &&
-           !o->transform;
-      o->transform = (cureduce_transform)(ok ? transform : 0);
-      why = "--transform takes abs, square, nonzero or product, once (a map of your own: --expression instead)";
-      break;
-    }
-    case EXPRESSION:
-      ok = !o->transform;
-      o->transform = CUREDUCE_TRANSFORM_EXPRESSION, o->expression = optarg;
-      why = "--expression instead of --transform, once";
-      break;
-    case 'h': usage(stdout); exit(0);
-    default: ok = false;
-    }
+  char *end = NULL;
+  switch (c) {
+  case OPTION_OPS:
+    ok = cureduce_tool_parse_names(optarg, cureduce_op_from_name, o->ops, max_items, &o->op_count);
+    *why = "--ops takes a comma list of operations (see --help)";
+    break;
+  case OPTION_TYPES:
+    ok = cureduce_tool_parse_names(optarg, cureduce_dtype_from_name, o->types, max_items, &o->type_count);
+    *why = "--types takes a comma list of f16, bf16, f32, f64, i8, u8, i32, u32, i64, u64";
+    break;
+  case OPTION_MIN:
+  case OPTION_MAX:
+    ok = cureduce_tool_parse_size(optarg, c == OPTION_MIN ? &o->min_n : &o->max_n);
+    *why = c == OPTION_MIN ? "--min takes a size above 0, e.g. 2^8 or 256" : "--max takes a size above 0, e.g. 2^30";
+    break;
+  case OPTION_SHAPES:
+    ok = cureduce_tool_parse_shapes(optarg, o->shapes, max_shapes, &o->shape_count);
+    *why = "--shapes takes a comma list of RxC, rows:RxC, columns:RxC, segments:SxL or n:N, sizes above 0 "
+           "(e.g. 4096x1024, columns:2^20x64 or n:2^28), at most 64";
+    break;
+  case OPTION_QUICK: o->quick = true; break;
+  case OPTION_JSON: o->json = true; break;
+  case OPTION_LIST: o->list = true; break;
+  case OPTION_CLEAR: o->clear = true; break;
+  case OPTION_EXPORT: o->export_file = optarg; break;
+  case OPTION_IMPORT: o->import_file = optarg; break;
+  case OPTION_DEVICE:
+    o->device = (int)strtol(optarg, &end, 10);
+    ok = end != optarg && *end == '\0' && o->device >= 0;
+    *why = "--device takes a device ordinal, 0 or more";
+    break;
+  case OPTION_OFFLINE: o->offline = true; break;
+  case OPTION_ARCH:
+    ok = cureduce_tool_parse_arch(optarg, &o->arch);
+    *why = "--arch takes an architecture such as sm_90 or 90, sm_50 or newer";
+    break;
+  case OPTION_EMIT: o->emit_source = optarg; break;
+  case OPTION_TRANSFORM: {
+    int transform = cureduce_transform_from_name(optarg);
+    ok = transform > CUREDUCE_TRANSFORM_NONE && !cureduce_transform_has_expression((cureduce_transform)transform) &&
+         !o->transform;
+    o->transform = (cureduce_transform)(ok ? transform : 0);
+    *why = "--transform takes abs, square, nonzero or product, once (a map of your own: --expression instead)";
+    break;
   }
-  if (ok && optind != argc)
-    ok = false, why = "arguments other than options";
-  if (ok && o->min_n > o->max_n)
-    ok = false, why = "--min is above --max";
-  if (ok && o->offline && !o->arch)
-    ok = false, why = "--offline needs --arch sm_XY: there is no GPU to ask";
-  if (ok && o->transform && !o->shape_count)
-    ok = false, why = "--transform and --expression tune named problems: give --shapes (n:N for a whole array)";
-  if (!ok) {
-    fprintf(stderr, "cureduce-tune: %s (--help lists the options)\n", why);
-    return 2;
+  case OPTION_EXPRESSION:
+    ok = !o->transform;
+    o->transform = CUREDUCE_TRANSFORM_EXPRESSION, o->expression = optarg;
+    *why = "--expression instead of --transform, once";
+    break;
+  case 'h': usage(stdout); exit(0);
+  default: ok = false;
   }
+  return ok;
+}
+
+/* Why the options do not go together, or NULL when they do. */
+static const char *options_conflict(const options *o) {
+  if (o->min_n > o->max_n)
+    return "--min is above --max";
+  if (o->offline && !o->arch)
+    return "--offline needs --arch sm_XY: there is no GPU to ask";
+  if (o->transform && !o->shape_count)
+    return "--transform and --expression tune named problems: give --shapes (n:N for a whole array)";
+  return NULL;
+}
+
+/* Every operation and every type where the options name none. */
+static void complete_options(options *o) {
   if (!o->op_count)
     for (; o->op_count < CUREDUCE_OP_COUNT; o->op_count++)
       o->ops[o->op_count] = o->op_count;
   if (!o->type_count)
     for (; o->type_count < CUREDUCE_DTYPE_COUNT; o->type_count++)
       o->types[o->type_count] = o->type_count;
+}
+
+static int parse_options(int argc, char **argv, options *o) {
+  static const struct option long_options[] = {{"ops", required_argument, NULL, OPTION_OPS},
+                                               {"types", required_argument, NULL, OPTION_TYPES},
+                                               {"min", required_argument, NULL, OPTION_MIN},
+                                               {"max", required_argument, NULL, OPTION_MAX},
+                                               {"shapes", required_argument, NULL, OPTION_SHAPES},
+                                               {"quick", no_argument, NULL, OPTION_QUICK},
+                                               {"json", no_argument, NULL, OPTION_JSON},
+                                               {"list", no_argument, NULL, OPTION_LIST},
+                                               {"clear", no_argument, NULL, OPTION_CLEAR},
+                                               {"export", required_argument, NULL, OPTION_EXPORT},
+                                               {"import", required_argument, NULL, OPTION_IMPORT},
+                                               {"device", required_argument, NULL, OPTION_DEVICE},
+                                               {"offline", no_argument, NULL, OPTION_OFFLINE},
+                                               {"arch", required_argument, NULL, OPTION_ARCH},
+                                               {"emit-source", required_argument, NULL, OPTION_EMIT},
+                                               {"transform", required_argument, NULL, OPTION_TRANSFORM},
+                                               {"expression", required_argument, NULL, OPTION_EXPRESSION},
+                                               {"help", no_argument, NULL, 'h'},
+                                               {NULL, 0, NULL, 0}};
+  *o = (options){.min_n = (size_t)1 << 8, .max_n = (size_t)1 << 30};
+  bool ok = true;
+  const char *why = NULL;
+  for (int c; ok && (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1;) {
+    why = "an option it does not know, or one without its value"; /* getopt_long named it */
+    ok = parse_option(c, o, &why);
+  }
+  if (ok && optind != argc)
+    ok = false, why = "arguments other than options";
+  if (ok && (why = options_conflict(o)) != NULL)
+    ok = false;
+  if (!ok) {
+    fprintf(stderr, "cureduce-tune: %s (--help lists the options)\n", why);
+    return 2;
+  }
+  complete_options(o);
   return 0;
 }
 
