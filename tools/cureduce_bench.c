@@ -157,7 +157,8 @@ static bool parse_cols(const char *text, uint64_t *mask) {
 }
 
 /* One option and its argument (optarg) into o; false, with *why, for a bad value. */
-static bool parse_option(int c, options *o, const char **why) {
+static bool parse_option(int c, void *into, const char **why) {
+  options *o = into;
   bool ok = true;
   char *end = NULL;
   switch (c) {
@@ -233,7 +234,8 @@ static bool parse_option(int c, options *o, const char **why) {
 }
 
 /* Why the options do not go together, or NULL when they do. */
-static const char *options_conflict(const options *o) {
+static const char *options_conflict(const void *from) {
+  const options *o = from;
   if ((o->ladder || o->shapes) && o->format == FORMAT_JSON)
     return "--json does not go with --ladder or --shapes (use --csv)";
   if (o->ladder && o->shapes)
@@ -298,20 +300,9 @@ static int parse_options(int argc, char **argv, options *o) {
       {"cols", required_argument, NULL, 'C'},
       {NULL, 0, NULL, 0}};
   *o = (options){.reps = 200, .op_count = 0, .type_count = 0, .size_count = 0};
-  bool ok = true;
-  const char *why = NULL;
-  for (int c; ok && (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1;) {
-    why = "an option it does not know, or one without its value"; /* getopt_long named it */
-    ok = parse_option(c, o, &why);
-  }
-  if (ok && (why = options_conflict(o)) != NULL)
-    ok = false;
-  if (ok && optind < argc)
-    ok = false, why = "arguments other than options";
-  if (!ok) {
-    fprintf(stderr, "cureduce-bench: %s (--help lists the options)\n", why);
+  const cureduce_tool_command_line line = {"cureduce-bench", long_options, parse_option, options_conflict};
+  if (!cureduce_tool_parse_command_line(&line, argc, argv, o))
     return 2;
-  }
   return complete_options(o);
 }
 

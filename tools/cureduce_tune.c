@@ -85,7 +85,8 @@ enum {
 };
 
 /* One option and its argument (optarg) into o; false, with *why, for a bad value. */
-static bool parse_option(int c, options *o, const char **why) {
+static bool parse_option(int c, void *into, const char **why) {
+  options *o = into;
   bool ok = true;
   char *end = NULL;
   switch (c) {
@@ -144,7 +145,8 @@ static bool parse_option(int c, options *o, const char **why) {
 }
 
 /* Why the options do not go together, or NULL when they do. */
-static const char *options_conflict(const options *o) {
+static const char *options_conflict(const void *from) {
+  const options *o = from;
   if (o->min_n > o->max_n)
     return "--min is above --max";
   if (o->offline && !o->arch)
@@ -185,20 +187,9 @@ static int parse_options(int argc, char **argv, options *o) {
                                                {"help", no_argument, NULL, 'h'},
                                                {NULL, 0, NULL, 0}};
   *o = (options){.min_n = (size_t)1 << 8, .max_n = (size_t)1 << 30};
-  bool ok = true;
-  const char *why = NULL;
-  for (int c; ok && (c = getopt_long(argc, argv, "h", long_options, NULL)) != -1;) {
-    why = "an option it does not know, or one without its value"; /* getopt_long named it */
-    ok = parse_option(c, o, &why);
-  }
-  if (ok && optind != argc)
-    ok = false, why = "arguments other than options";
-  if (ok && (why = options_conflict(o)) != NULL)
-    ok = false;
-  if (!ok) {
-    fprintf(stderr, "cureduce-tune: %s (--help lists the options)\n", why);
+  const cureduce_tool_command_line line = {"cureduce-tune", long_options, parse_option, options_conflict};
+  if (!cureduce_tool_parse_command_line(&line, argc, argv, o))
     return 2;
-  }
   complete_options(o);
   return 0;
 }

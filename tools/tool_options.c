@@ -1,8 +1,26 @@
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tool_options.h"
+
+static bool refuse_command_line(const char *tool, const char *why) {
+  fprintf(stderr, "%s: %s (--help lists the options)\n", tool, why);
+  return false;
+}
+
+bool cureduce_tool_parse_command_line(const cureduce_tool_command_line *line, int argc, char **argv, void *options) {
+  for (int c; (c = getopt_long(argc, argv, "h", line->long_options, NULL)) != -1;) {
+    const char *why = "an option it does not know, or one without its value"; /* getopt_long named it */
+    if (!line->parse_one(c, options, &why))
+      return refuse_command_line(line->tool, why);
+  }
+  if (optind < argc)
+    return refuse_command_line(line->tool, "arguments other than options");
+  const char *conflict = line->conflict(options);
+  return conflict ? refuse_command_line(line->tool, conflict) : true;
+}
 
 bool cureduce_tool_parse_arch(const char *text, int *arch) {
   const char *digits = strncmp(text, "sm_", 3) == 0 ? text + 3 : text;

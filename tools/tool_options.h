@@ -1,9 +1,25 @@
-/* Option values the tools share: architectures, sizes and comma lists of names. */
+/* What the tools' command lines share: their parse, and option values (architectures, sizes, comma
+ * lists of names, shapes). */
 #ifndef CUREDUCE_TOOL_OPTIONS_H
 #define CUREDUCE_TOOL_OPTIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+struct option; /* getopt.h's */
+
+/* A tool's command line: getopt_long over argv with long options (and -h), each option handed to
+ * parse_one (false, with *why, for a bad value; why starts as an option getopt_long refused), then
+ * whether they go together (conflict: why not, or NULL). */
+typedef struct cureduce_tool_command_line {
+  const char *tool;
+  const struct option *long_options;
+  bool (*parse_one)(int option, void *options, const char **why);
+  const char *(*conflict)(const void *options);
+} cureduce_tool_command_line;
+
+/* false, after "TOOL: why (--help lists the options)" on stderr, for a line the tool cannot take. */
+bool cureduce_tool_parse_command_line(const cureduce_tool_command_line *line, int argc, char **argv, void *options);
 
 /* "sm_90" or "90" -> 90; false for anything else or an architecture below sm_50. */
 bool cureduce_tool_parse_arch(const char *text, int *arch);
