@@ -300,7 +300,7 @@ static int parse_options(int argc, char **argv, options *o) {
       {"cols", required_argument, NULL, 'C'},
       {NULL, 0, NULL, 0}};
   *o = (options){.reps = 200, .op_count = 0, .type_count = 0, .size_count = 0};
-  const cureduce_tool_command_line line = {"cureduce-bench", long_options, parse_option, options_conflict};
+  const cureduce_tool_command_line line = {"cureduce-bench", "h", long_options, parse_option, options_conflict};
   if (!cureduce_tool_parse_command_line(&line, argc, argv, o))
     return 2;
   return complete_options(o);

@@ -2,6 +2,7 @@
  * type on the GPU, and prints a table. Without a GPU it says so and still generates and
  * compiles every kernel for the architecture given. */
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,38 @@ typedef struct options {
   const char *emit_source;
 } options;
 
+/* A whole number of at least `least`, all of text; false otherwise. */
+static bool parse_count(const char *text, unsigned long long least, unsigned long long *value) {
+  char *end = NULL;
+  *value = strtoull(text, &end, 10);
+  return end != text && *end == '\0' && text[0] != '-' && *value >= least;
+}
+
+/* One option and its argument (optarg) into o; false, with *why, for a bad value. */
+static bool parse_option(int c, void *into, const char **why) {
+  options *o = into;
+  unsigned long long value = 0;
+  bool ok = true;
+  switch (c) {
+  case 'n':
+    ok = parse_count(optarg, 1, &value), o->count = (size_t)value;
+    *why = "--count takes a number of elements, 1 or more";
+    break;
+  case 'd':
+    ok = parse_count(optarg, 0, &value) && value <= INT_MAX, o->device = (int)value;
+    *why = "--device takes a device ordinal, 0 or more";
+    break;
+  case 'a':
+    ok = cureduce_tool_parse_arch(optarg, &o->arch);
+    *why = "--arch takes an architecture such as sm_90 or 90, sm_50 or newer";
+    break;
+  case 'e': o->emit_source = optarg; break;
+  case 'h': usage(stdout); exit(0);
+  default: ok = false;
+  }
+  return ok;
+}
+
 static int parse_options(int argc, char **argv, options *o) {
   static const struct option long_options[] = {{"count", required_argument, NULL, 'n'},
                                                {"device", required_argument, NULL, 'd'},
@@ -54,31 +87,8 @@ static int parse_options(int argc, char **argv, options *o) {
                                                {"help", no_argument, NULL, 'h'},
                                                {NULL, 0, NULL, 0}};
   *o = (options){1000003, 0, 90, NULL};
-  for (int c; (c = getopt_long(argc, argv, "n:d:a:e:h", long_options, NULL)) != -1;) {
-    char *end = NULL;
-    switch (c) {
-    case 'n': o->count = strtoull(optarg, &end, 10); break;
-    case 'd': o->device = (int)strtol(optarg, &end, 10); break;
-    case 'a':
-      if (!cureduce_tool_parse_arch(optarg, &o->arch)) {
-        fprintf(stderr, "cureduce-check: --arch takes an architecture such as sm_90 or 90, sm_50 or newer\n");
-        return 2;
-      }
-      break;
-    case 'e': o->emit_source = optarg; break;
-    case 'h': usage(stdout); exit(0);
-    default: usage(stderr); return 2;
-    }
-    if (end && (*end || end == optarg)) {
-      fprintf(stderr, "cureduce-check: '%s' is not a number\n", optarg);
-      return 2;
-    }
-  }
-  if (optind < argc || o->count == 0 || o->arch < 50) {
-    usage(stderr);
-    return 2;
-  }
-  return 0;
+  const cureduce_tool_command_line line = {"cureduce-check", "n:d:a:e:h", long_options, parse_option, NULL};
+  return cureduce_tool_parse_command_line(&line, argc, argv, o) ? 0 : 2;
 }
 
 /* The output type the table shows: the accumulator, the widest the pair allows. */

@@ -187,7 +187,7 @@ static int parse_options(int argc, char **argv, options *o) {
                                                {"help", no_argument, NULL, 'h'},
                                                {NULL, 0, NULL, 0}};
   *o = (options){.min_n = (size_t)1 << 8, .max_n = (size_t)1 << 30};
-  const cureduce_tool_command_line line = {"cureduce-tune", long_options, parse_option, options_conflict};
+  const cureduce_tool_command_line line = {"cureduce-tune", "h", long_options, parse_option, options_conflict};
   if (!cureduce_tool_parse_command_line(&line, argc, argv, o))
     return 2;
   complete_options(o);

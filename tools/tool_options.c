@@ -11,14 +11,14 @@ static bool refuse_command_line(const char *tool, const char *why) {
 }
 
 bool cureduce_tool_parse_command_line(const cureduce_tool_command_line *line, int argc, char **argv, void *options) {
-  for (int c; (c = getopt_long(argc, argv, "h", line->long_options, NULL)) != -1;) {
+  for (int c; (c = getopt_long(argc, argv, line->short_options, line->long_options, NULL)) != -1;) {
     const char *why = "an option it does not know, or one without its value"; /* getopt_long named it */
     if (!line->parse_one(c, options, &why))
       return refuse_command_line(line->tool, why);
   }
   if (optind < argc)
     return refuse_command_line(line->tool, "arguments other than options");
-  const char *conflict = line->conflict(options);
+  const char *conflict = line->conflict ? line->conflict(options) : NULL;
   return conflict ? refuse_command_line(line->tool, conflict) : true;
 }
 

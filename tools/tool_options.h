@@ -8,11 +8,11 @@
 
 struct option; /* getopt.h's */
 
-/* A tool's command line: getopt_long over argv with long options (and -h), each option handed to
- * parse_one (false, with *why, for a bad value; why starts as an option getopt_long refused), then
- * whether they go together (conflict: why not, or NULL). */
+/* A tool's command line: getopt_long over argv with its short and long options, each option handed
+ * to parse_one (false, with *why, for a bad value; why starts as an option getopt_long refused),
+ * then whether they go together (conflict, where the tool has one: why not, or NULL). */
 typedef struct cureduce_tool_command_line {
-  const char *tool;
+  const char *tool, *short_options;
   const struct option *long_options;
   bool (*parse_one)(int option, void *options, const char **why);
   const char *(*conflict)(const void *options);
