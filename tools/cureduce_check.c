@@ -1,6 +1,7 @@
 /* cureduce-check: generates, compiles, runs and verifies one reduction per operation and input
  * type on the GPU, and prints a table. Without a GPU it says so and still generates and
  * compiles every kernel for the architecture given. */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -47,11 +48,12 @@ typedef struct options {
   const char *emit_source;
 } options;
 
-/* A whole number of at least `least`, all of text; false otherwise. */
+/* A whole number of at least `least`, all of text, within unsigned long long; false otherwise. */
 static bool parse_count(const char *text, unsigned long long least, unsigned long long *value) {
   char *end = NULL;
+  errno = 0;
   *value = strtoull(text, &end, 10);
-  return end != text && *end == '\0' && text[0] != '-' && *value >= least;
+  return end != text && *end == '\0' && text[0] != '-' && errno == 0 && *value >= least;
 }
 
 /* One option and its argument (optarg) into o; false, with *why, for a bad value. */
