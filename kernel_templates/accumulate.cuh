@@ -1,5 +1,10 @@
 // Where a thread's elements come from (one input or a pair), their accumulation over a grid, and
 // the single-pass finish of a launch's partials.
+//
+// Each thread walks the aligned body of the input in a grid-stride loop of whole vectors,
+// CUREDUCE_UNROLL loads in flight before the first is used, each into its own accumulator
+// (accumulators_of). The few elements before the first aligned address (the head) and after the
+// last whole vector (the tail) are taken one by one by the first threads.
 
 namespace cureduce {
 

@@ -13,7 +13,6 @@ namespace cureduce {
 
 typedef unsigned long long u64;
 
-// ---- Element types --------------------------------------------------------------------------
 // storage: the bits in memory. value: what min/max compare and return (exact for every type).
 // wide: what sum and prod accumulate in. Integer sums wrap modulo 2^64, so every integer type
 // widens to u64 (signed ones sign-extended first): two's complement makes that the same bits as

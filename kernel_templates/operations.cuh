@@ -2,7 +2,6 @@
 
 namespace cureduce {
 
-// ---- Operations -------------------------------------------------------------------------------
 // Each gives: acc (the running value), identity(), lift(element, index) and combine(a, b).
 // combine is associative and commutative (min/max/arg through a total order), so any fixed
 // order of combination gives one bitwise result; the strategies fix the order.

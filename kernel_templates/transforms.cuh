@@ -3,7 +3,6 @@
 
 namespace cureduce {
 
-// ---- Transforms -------------------------------------------------------------------------------
 // A map from an input element to the value the operation reduces, of the type `mapped`. abs clears
 // the sign bit, exact in the input type, so the operation's keys and vector paths stay as they are
 // (map_vector clears a whole vector's sign bits at once); square, nonzero and the caller's

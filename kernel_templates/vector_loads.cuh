@@ -1,13 +1,7 @@
-// Whole vectors of input: their loads, and their elements folded a vector (or a word of bytes or
-// 16-bit halves, or keys) at a time.
+// Whole vectors of input: their loads of CUREDUCE_VECTOR_BYTES, and their elements folded a vector
+// (or a word of bytes or 16-bit halves, or keys) at a time.
 
 namespace cureduce {
-
-// ---- The vector grid-stride loader ------------------------------------------------------------
-// Each thread walks the aligned body of the input in a grid-stride loop of CUREDUCE_VECTOR_BYTES
-// loads, CUREDUCE_UNROLL of them in flight before the first is used, each into its own
-// accumulator. The few elements before the first aligned address (the head) and after the last
-// whole vector (the tail) are taken one by one by the first threads.
 
 template <int BYTES> struct raw_vector;
 template <> struct raw_vector<1> { typedef unsigned char type; };
