@@ -226,7 +226,10 @@ static bool parse_option(int c, void *into, const char **why) {
     ok = *end == '\0' && end != optarg && o->reps >= 1;
     *why = "--reps takes a number of calls, at least 1";
     break;
-  case 'd': o->device = atoi(optarg); break;
+  case 'd':
+    ok = cureduce_tool_parse_device(optarg, &o->device);
+    *why = "--device takes a device ordinal, 0 or more";
+    break;
   case 'h': usage(stdout); exit(0);
   default: ok = false;
   }

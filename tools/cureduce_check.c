@@ -3,7 +3,6 @@
  * compiles every kernel for the architecture given. */
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,12 +47,12 @@ typedef struct options {
   const char *emit_source;
 } options;
 
-/* A whole number of at least `least`, all of text, within unsigned long long; false otherwise. */
-static bool parse_count(const char *text, unsigned long long least, unsigned long long *value) {
+/* A whole number of 1 or more, all of text, within unsigned long long; false otherwise. */
+static bool parse_count(const char *text, unsigned long long *value) {
   char *end = NULL;
   errno = 0;
   *value = strtoull(text, &end, 10);
-  return end != text && *end == '\0' && text[0] != '-' && errno == 0 && *value >= least;
+  return end != text && *end == '\0' && text[0] != '-' && errno == 0 && *value >= 1;
 }
 
 /* One option and its argument (optarg) into o; false, with *why, for a bad value. */
@@ -63,11 +62,11 @@ static bool parse_option(int c, void *into, const char **why) {
   bool ok = true;
   switch (c) {
   case 'n':
-    ok = parse_count(optarg, 1, &value), o->count = (size_t)value;
+    ok = parse_count(optarg, &value), o->count = (size_t)value;
     *why = "--count takes a number of elements, 1 or more";
     break;
   case 'd':
-    ok = parse_count(optarg, 0, &value) && value <= INT_MAX, o->device = (int)value;
+    ok = cureduce_tool_parse_device(optarg, &o->device);
     *why = "--device takes a device ordinal, 0 or more";
     break;
   case 'a':

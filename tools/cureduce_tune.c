@@ -88,7 +88,6 @@ enum {
 static bool parse_option(int c, void *into, const char **why) {
   options *o = into;
   bool ok = true;
-  char *end = NULL;
   switch (c) {
   case OPTION_OPS:
     ok = cureduce_tool_parse_names(optarg, cureduce_op_from_name, o->ops, max_items, &o->op_count);
@@ -115,8 +114,7 @@ static bool parse_option(int c, void *into, const char **why) {
   case OPTION_EXPORT: o->export_file = optarg; break;
   case OPTION_IMPORT: o->import_file = optarg; break;
   case OPTION_DEVICE:
-    o->device = (int)strtol(optarg, &end, 10);
-    ok = end != optarg && *end == '\0' && o->device >= 0;
+    ok = cureduce_tool_parse_device(optarg, &o->device);
     *why = "--device takes a device ordinal, 0 or more";
     break;
   case OPTION_OFFLINE: o->offline = true; break;

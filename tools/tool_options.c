@@ -1,4 +1,6 @@
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,16 @@ bool cureduce_tool_parse_command_line(const cureduce_tool_command_line *line, in
     return refuse_command_line(line->tool, "arguments other than options");
   const char *conflict = line->conflict ? line->conflict(options) : NULL;
   return conflict ? refuse_command_line(line->tool, conflict) : true;
+}
+
+bool cureduce_tool_parse_device(const char *text, int *device) {
+  char *end;
+  errno = 0;
+  long value = strtol(text, &end, 10);
+  if (end == text || *end || errno || value < 0 || value > INT_MAX)
+    return false;
+  *device = (int)value;
+  return true;
 }
 
 bool cureduce_tool_parse_arch(const char *text, int *arch) {

@@ -21,6 +21,9 @@ typedef struct cureduce_tool_command_line {
 /* false, after "TOOL: why (--help lists the options)" on stderr, for a line the tool cannot take. */
 bool cureduce_tool_parse_command_line(const cureduce_tool_command_line *line, int argc, char **argv, void *options);
 
+/* "0", "1", ... -> a CUDA device ordinal, up to INT_MAX; false for anything else. */
+bool cureduce_tool_parse_device(const char *text, int *device);
+
 /* "sm_90" or "90" -> 90; false for anything else or an architecture below sm_50. */
 bool cureduce_tool_parse_arch(const char *text, int *arch);
 
