@@ -98,10 +98,10 @@ __device__ __forceinline__ void fold_last_loads(acc_t *acc, const kernel_source:
   widen_bytes(acc, lanes, added);
 }
 #else
-// The thread's whole rounds of CUREDUCE_UNROLL rows from `row`, their loads in flight together;
-// returns the row after them.
-__device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source &source, const shape_t &shape,
-                                                 u64 col, u64 row, u64 step) {
+// The thread's whole rounds of CUREDUCE_UNROLL rows from `row`, their loads in flight together,
+// each element folded on its own; returns the row after them.
+__device__ __forceinline__ u64 accumulate_rounds_by_element(acc_t *acc, const kernel_source &source,
+                                                            const shape_t &shape, u64 col, u64 row, u64 step) {
   for (; row + (CUREDUCE_UNROLL - 1) * step < shape.rows; row += CUREDUCE_UNROLL * step) {
     kernel_source::loads loaded[CUREDUCE_UNROLL];
     load_round(loaded, source, shape, col, row, step);
@@ -110,6 +110,90 @@ __device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source
   }
   return row;
 }
+
+#define CUREDUCE_KEYED_COLUMNS                                                                      \
+  (CUREDUCE_KEYED_BY_VECTOR && !CUREDUCE_PAIR &&                                                    \
+   (CUREDUCE_INPUT == CUREDUCE_DTYPE_I8 || CUREDUCE_INPUT == CUREDUCE_DTYPE_U8 ||                   \
+    CUREDUCE_INPUT == CUREDUCE_DTYPE_F16 || CUREDUCE_INPUT == CUREDUCE_DTYPE_BF16))
+#if CUREDUCE_KEYED_COLUMNS
+// argmin, argmax, min and max of 8- and 16-bit columns. Element by element, a key and a (key, row)
+// comparison took about a dozen instructions an element, more than the read allows (argmax bf16
+// columns of 4096 x 65536 at 43-50% of the read ceiling on an H200 at every tile width from 128 to
+// 512 bytes, argmin u8 at 28-35%). Instead a thread keeps its columns' keys two to a word in 16-bit
+// lanes (an 8-bit key sign-extended: keyed_vector) and folds a row into them with one max.s16x2 a
+// word; argmin and argmax also keep, for each column, the row where its lane last grew. A tie
+// leaves a lane alone, so the first row of the largest key stays, as later() keeps it. Lanes start
+// at -32768, below every 8- or 16-bit key (see arg_reduction): a lane still there has folded
+// nothing. Rows are kept in 32 bits; columns of more rows take the element path.
+const int lane_words = vector_elements / 2;
+const short no_key = -32768;
+
+struct column_keys {
+  unsigned lanes[lane_words];
+#if CUREDUCE_ARG_BY_VECTOR
+  unsigned grown_at[vector_elements];
+#endif
+};
+
+__device__ __forceinline__ void fold_row_keys(column_keys &columns, vector_t raw, unsigned row) {
+  keyed_vector keys;
+  keys.of(map_vector(raw));
+#pragma unroll
+  for (int p = 0; p < lane_words; p++) {
+    const unsigned now = keyed_vector::merge(columns.lanes[p], keys.lanes(p));
+#if CUREDUCE_ARG_BY_VECTOR
+    const unsigned grew = now ^ columns.lanes[p];
+    if (grew & 0xffffu) columns.grown_at[keyed_vector::column(p, 0)] = row;
+    if (grew >> 16) columns.grown_at[keyed_vector::column(p, 1)] = row;
+#else
+    (void)row;
+#endif
+    columns.lanes[p] = now;
+  }
+}
+
+// Each column's largest key, folded into its accumulator after the rows already there.
+__device__ __forceinline__ void fold_column_keys(acc_t *acc, const column_keys &columns) {
+#pragma unroll
+  for (int p = 0; p < lane_words; p++)
+#pragma unroll
+    for (int half = 0; half < 2; half++) {
+      const int j = keyed_vector::column(p, half);
+      const short key = (short)(columns.lanes[p] >> (16 * half));
+      if (key == no_key) continue;
+#if CUREDUCE_ARG_BY_VECTOR
+      acc[j] = key_order::later(acc[j], key, columns.grown_at[j]);
+#else
+      acc[j] = op::combine(acc[j], op::lift(key_order::storage_of(key), 0));
+#endif
+    }
+}
+
+__device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source &source, const shape_t &shape,
+                                                 u64 col, u64 row, u64 step) {
+  if (shape.rows > 0xffffffffull) return accumulate_rounds_by_element(acc, source, shape, col, row, step);
+  column_keys columns;
+#pragma unroll
+  for (int p = 0; p < lane_words; p++) columns.lanes[p] = (unsigned short)no_key * 0x00010001u;
+#if CUREDUCE_ARG_BY_VECTOR
+#pragma unroll
+  for (int j = 0; j < vector_elements; j++) columns.grown_at[j] = 0;
+#endif
+  for (; row + (CUREDUCE_UNROLL - 1) * step < shape.rows; row += CUREDUCE_UNROLL * step) {
+    kernel_source::loads loaded[CUREDUCE_UNROLL];
+    load_round(loaded, source, shape, col, row, step);
+#pragma unroll
+    for (int k = 0; k < CUREDUCE_UNROLL; k++) fold_row_keys(columns, loaded[k], (unsigned)(row + k * step));
+  }
+  fold_column_keys(acc, columns);
+  return row;
+}
+#else
+__device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source &source, const shape_t &shape,
+                                                 u64 col, u64 row, u64 step) {
+  return accumulate_rounds_by_element(acc, source, shape, col, row, step);
+}
+#endif
 // The last rows' loads (fewer than a round), in row order.
 __device__ __forceinline__ void fold_last_loads(acc_t *acc, const kernel_source::loads *loaded, u64 rows, u64 row,
                                                 u64 step) {

@@ -160,6 +160,18 @@ MUTANTS = [
      "    if (row + k * step < rows) {\n      add_bytes(lanes, loaded[k]);",
      "    if (row + k * step + step < rows) {\n      add_bytes(lanes, loaded[k]);",
      ("test-gpu-shapes", "u8"), "test_rows_and_columns", "byte columns' last rows, fewer than a round, drop the last of them"),
+    ("column_tiles.cu",
+     "const unsigned grew = now ^ columns.lanes[p];",
+     "const unsigned grew = __vcmpeq2(now, keys.lanes(p));",
+     ("test-gpu-shapes", "u8"), "test_keyed_columns", "key lanes of columns take a tie's later row"),
+    ("vector_loads.cuh",
+     "static __device__ __forceinline__ int column(int p, int half) { return 2 * p + half; }",
+     "static __device__ __forceinline__ int column(int p, int half) { return 2 * p + 1 - half; }",
+     ("test-gpu-shapes", "bf16"), "test_keyed_columns", "16-bit key lanes report each other's rows"),
+    ("vector_loads.cuh",
+     "return 4 * (p / 2) + p % 2 + 2 * half; }",
+     "return 4 * (p / 2) + 2 * (p % 2) + half; }",
+     ("test-gpu-shapes", "i8"), "test_keyed_columns", "8-bit key lanes report the rows of the wrong columns"),
 ]
 
 

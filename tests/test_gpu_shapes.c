@@ -435,6 +435,80 @@ START_TEST(test_byte_columns_widened) {
 }
 END_TEST
 
+/* argmin, argmax, min and max of 8- and 16-bit columns fold keys two to a word and keep the row
+ * where each column's key last grew (column_tiles.cu). Columns of few distinct values (a tie in
+ * every column: the first row of the extreme must win) with, planted at random rows, two of the
+ * type's largest or smallest values, or for floats two NaNs (the first wins), two infinities of a
+ * sign, or only zeros of random signs (-0 below +0); through the heuristic and tiles of 4-, 8- and
+ * 16-byte loads, one split and three (the last block's fold takes the splits in order). */
+static void plant_keyed_column(unsigned char *host, uint64_t col, uint64_t rows, uint64_t cols) {
+  uint64_t first = (uint64_t)cureduce_ref_random_range(0, (int64_t)rows - 2);
+  uint64_t second = (uint64_t)cureduce_ref_random_range((int64_t)first + 1, (int64_t)rows - 1);
+  uint64_t at[2] = {first * cols + col, second * cols + col};
+  int kind = (int)(col % 6);
+  if (!is_float_type(tested_type)) {
+    unsigned char largest = tested_type == CUREDUCE_I8 ? 0x7f : 0xff, smallest = largest + 1;
+    unsigned char extreme = kind % 2 ? smallest : largest;
+    for (int k = 0; k < 2 && kind < 4; k++)
+      host[at[k]] = extreme;
+    return;
+  }
+  const double specials[] = {NAN, INFINITY, -INFINITY, NAN};
+  if (kind < 4) {
+    for (int k = 0; k < 2; k++)
+      cureduce_ref_put_float(tested_type, host, at[k], specials[kind]);
+  } else if (kind == 4) {
+    for (uint64_t r = 0; r < rows; r++)
+      cureduce_ref_put_float(tested_type, host, r * cols + col, cureduce_ref_random_range(0, 1) ? 0.0 : -0.0);
+  }
+}
+
+START_TEST(test_keyed_columns) {
+  if (cureduce_dtype_size(tested_type) > 2)
+    return;
+  enum { rows = 3001, cols = 48 };
+  size_t element = cureduce_dtype_size(tested_type), count = (size_t)rows * cols;
+  unsigned char *host = malloc(count * element);
+  ck_assert(host);
+  for (size_t i = 0; i < count; i++) {
+    int64_t few = cureduce_ref_random_range(-3, 3);
+    if (is_float_type(tested_type))
+      cureduce_ref_put_float(tested_type, host, i, (double)few / 2);
+    else
+      host[i] = (unsigned char)(few + 64);
+  }
+  for (uint64_t c = 0; c < cols; c++)
+    plant_keyed_column(host, c, rows, cols);
+  CUdeviceptr input = harness_device_alloc(shared_gpu, count * element);
+  harness_upload(shared_gpu, input, host, count * element);
+  static const cureduce_op ops[] = {CUREDUCE_OP_ARGMIN, CUREDUCE_OP_ARGMAX, CUREDUCE_OP_MIN, CUREDUCE_OP_MAX};
+  for (int o = 0; o < 4; o++) {
+    cureduce_problem problem;
+    cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_COLUMNS, ops[o], tested_type, tested_type, rows, cols,
+                                 cols);
+    run r = {.gpu = shared_gpu, .problem = problem, .mode = MODE_LIBRARY, .input = input, .output = output_buffer,
+             .scratch = scratch, .scratch_bytes = scratch_bytes};
+    check_run(&r, host, NULL, NULL, false);
+    cureduce_spec tiles[6];
+    char texts[6][CUREDUCE_SPEC_TEXT_MAX];
+    for (int t = 0; t < 6; t++) {
+      tiles[t] = cureduce_shape_heuristic(&problem, 132, 2048);
+      tiles[t].vector_bytes = (uint8_t)(4 << (t / 2)), tiles[t].group = 4, tiles[t].unroll = 4;
+      tiles[t].splits = (uint16_t)(t % 2 ? 3 : 1);
+      cureduce_spec_format(&tiles[t], texts[t]);
+    }
+    harness_compile_ahead(shared_gpu, tiles, 6);
+    r.mode = MODE_PINNED;
+    for (int t = 0; t < 6; t++) {
+      r.spec = texts[t];
+      check_run(&r, host, NULL, NULL, false);
+    }
+  }
+  shared_gpu->cu->cuMemFree(input);
+  free(host);
+}
+END_TEST
+
 /* What exact_sum of a shape does not do, exact partials, is refused, not run some other way. */
 START_TEST(test_exact_partials_of_shapes_refused) {
   if (!is_float_type(tested_type))
@@ -607,6 +681,7 @@ int main(int argc, char **argv) {
   harness_add_loop_test(shapes, test_rows_and_columns, 0, CUREDUCE_OP_COUNT * matrix_count);
   harness_add_loop_test(shapes, test_segments, 0, CUREDUCE_OP_COUNT * segment_set_count);
   harness_add_test(shapes, test_byte_columns_widened);
+  harness_add_test(shapes, test_keyed_columns);
   harness_add_test(shapes, test_exact_partials_of_shapes_refused);
   harness_add_test(shapes, test_tuned_shapes);
   harness_add_test(shapes, test_tuning_on_first_use);
