@@ -119,7 +119,7 @@ __device__ __forceinline__ u64 accumulate_rounds_by_element(acc_t *acc, const ke
 // argmin, argmax, min and max of 8- and 16-bit columns. Element by element, a key and a (key, row)
 // comparison took about a dozen instructions an element, more than the read allows (argmax bf16
 // columns of 4096 x 65536 at 43-50% of the read ceiling on an H200 at every tile width from 128 to
-// 512 bytes, argmin u8 at 28-35%). Instead a thread keeps its columns' keys two to a word in 16-bit
+// 512 bytes, argmin u8 at 19-36%). Instead a thread keeps its columns' keys two to a word in 16-bit
 // lanes (an 8-bit key sign-extended: keyed_vector) and folds a row into them with one max.s16x2 a
 // word; argmin and argmax also keep, for each column, the row where its lane last grew. A tie
 // leaves a lane alone, so the first row of the largest key stays, as later() keeps it. Lanes start
