@@ -120,12 +120,74 @@ __device__ __forceinline__ u64 accumulate_rounds_by_element(acc_t *acc, const ke
 // comparison took about a dozen instructions an element, more than the read allows (argmax bf16
 // columns of 4096 x 65536 at 43-50% of the read ceiling on an H200 at every tile width from 128 to
 // 512 bytes, argmin u8 at 19-36%). Instead a thread keeps its columns' keys two to a word in 16-bit
-// lanes (an 8-bit key sign-extended: keyed_vector) and folds a row into them with one max.s16x2 a
-// word; argmin and argmax also keep, for each column, the row where its lane last grew. A tie
-// leaves a lane alone, so the first row of the largest key stays, as later() keeps it. Lanes start
-// at -32768, below every 8- or 16-bit key (see arg_reduction): a lane still there has folded
-// nothing. Rows are kept in 32 bits; columns of more rows take the element path.
+// lanes (keyed_vector's keys, as the whole-array kernels compute them) and folds a row into them
+// with one max.s16x2 a word. argmin and argmax keep each column's row in one of two ways below.
 const int lane_words = vector_elements / 2;
+
+#if CUREDUCE_INPUT == CUREDUCE_DTYPE_I8 || CUREDUCE_INPUT == CUREDUCE_DTYPE_U8
+// 8-bit keys: each lane holds a key above an 8-bit tag, the thread's rows still to come in a chunk
+// of 256 of them, so that a lane's maximum is the largest key and, of its ties, the first row (the
+// largest tag); after each chunk the lanes are folded into the accumulators, in row order. Rows
+// kept as the 16-bit keys keep them (a flag and a select a column) left argmin u8 4096 x 65536 at
+// 43-44% of the floor, tagged lanes 52% at the same four loads in flight, 79-83% at sixteen (see
+// columns_heuristic). A tag costs min and max nothing: tagging a key is the one prmt that
+// sign-extending it was. Their tags are 0, never read, and their lanes take every row in one chunk.
+const unsigned chunk_rounds = CUREDUCE_ARG_BY_VECTOR ? 256 / CUREDUCE_UNROLL : 0xffffffffu;
+
+__device__ __forceinline__ void fold_row_keys(unsigned *lanes, vector_t raw, unsigned tag) {
+  keyed_vector keys;
+  keys.of(map_vector(raw));
+#pragma unroll
+  for (int p = 0; p < lane_words; p++) lanes[p] = keyed_vector::merge(lanes[p], keys.tagged_lanes(p, tag));
+}
+
+// A chunk's largest keys, each at its row (first, then step apart), folded into the accumulators
+// after the rows already there.
+__device__ __forceinline__ void fold_chunk(acc_t *acc, const unsigned *lanes, u64 first, u64 step) {
+#pragma unroll
+  for (int p = 0; p < lane_words; p++)
+#pragma unroll
+    for (int half = 0; half < 2; half++) {
+      const int j = keyed_vector::column(p, half);
+      const unsigned lane = lanes[p] >> (16 * half);
+      const arg_key_t key = (signed char)(lane >> 8);
+#if CUREDUCE_ARG_BY_VECTOR
+      acc[j] = key_order::later(acc[j], key, first + (u64)(255 - (lane & 0xff)) * step);
+#else
+      (void)first, (void)step;
+      acc[j] = fold_extreme_key(acc[j], key);
+#endif
+    }
+}
+
+// A chunk's lanes start at the smallest (key, tag), so that after its first row they hold only
+// its rows' own.
+__device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source &source, const shape_t &shape,
+                                                 u64 col, u64 row, u64 step) {
+  while (row + (CUREDUCE_UNROLL - 1) * step < shape.rows) {
+    const u64 first = row;
+    unsigned lanes[lane_words];
+#pragma unroll
+    for (int p = 0; p < lane_words; p++) lanes[p] = 0x80008000u;
+    unsigned tag = 255;
+    for (unsigned rounds = 0; rounds < chunk_rounds && row + (CUREDUCE_UNROLL - 1) * step < shape.rows;
+         rounds++, row += CUREDUCE_UNROLL * step, tag -= CUREDUCE_UNROLL) {
+      kernel_source::loads loaded[CUREDUCE_UNROLL];
+      load_round(loaded, source, shape, col, row, step);
+#pragma unroll
+      for (int k = 0; k < CUREDUCE_UNROLL; k++) fold_row_keys(lanes, loaded[k], CUREDUCE_ARG_BY_VECTOR ? tag - k : 0);
+    }
+    fold_chunk(acc, lanes, first, step);
+  }
+  return row;
+}
+#else
+// 16-bit keys: argmin and argmax also keep, for each column, the row where its lane last grew. A
+// tie leaves a lane alone, so the first row of the largest key stays, as later() keeps it. (A key
+// and a tag in 32-bit lanes, a max.s32 each, read 73% of the floor for argmax bf16 4096 x 65536
+// where these read 84%.) Lanes start at -32768, below every 16-bit key (see arg_reduction): a
+// lane still there has folded nothing. Rows are kept in 32 bits; columns of more rows take the
+// element path.
 const short no_key = -32768;
 
 struct column_keys {
@@ -164,7 +226,7 @@ __device__ __forceinline__ void fold_column_keys(acc_t *acc, const column_keys &
 #if CUREDUCE_ARG_BY_VECTOR
       acc[j] = key_order::later(acc[j], key, columns.grown_at[j]);
 #else
-      acc[j] = op::combine(acc[j], op::lift(key_order::storage_of(key), 0));
+      acc[j] = fold_extreme_key(acc[j], key);
 #endif
     }
 }
@@ -188,6 +250,7 @@ __device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source
   fold_column_keys(acc, columns);
   return row;
 }
+#endif
 #else
 __device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source &source, const shape_t &shape,
                                                  u64 col, u64 row, u64 step) {

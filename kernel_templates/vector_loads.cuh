@@ -225,11 +225,19 @@ template <typename O> struct vector_keys<1, O> : lanes_16x2 {  // i8, u8: four 8
   __device__ __forceinline__ int first(arg_key_t m) const {
     return first_zero_lane<8>(word, (unsigned)(m & 0xff) * 0x01010101u);
   }
-  // Word p of the keys in 16-bit lanes: the even bytes of word p / 2 for even p, else the odd.
-  __device__ __forceinline__ unsigned lanes(int p) const { return lanes_of(word[p / 2], p % 2 ? 0xb391u : 0xa280u); }
+  // Word p of the keys in 16-bit lanes, each above the tag's low byte: the even bytes of word
+  // p / 2 for even p, else the odd.
+  __device__ __forceinline__ unsigned tagged_lanes(int p, unsigned tag) const {
+    return __byte_perm(word[p / 2], tag, p % 2 ? 0x3414u : 0x2404u);
+  }
   static __device__ __forceinline__ int column(int p, int half) { return 4 * (p / 2) + p % 2 + 2 * half; }
 };
 typedef vector_keys<(int)sizeof(input_t), order_key<CUREDUCE_INPUT> > keyed_vector;
+
+// min's or max's accumulator with the element of key k folded in.
+__device__ __forceinline__ acc_t fold_extreme_key(acc_t acc, arg_key_t k) {
+  return op::combine(acc, op::lift(key_order::storage_of(k), 0));
+}
 
 // COUNT vectors, `stride` elements apart, the first at first_index.
 template <int COUNT>
@@ -262,7 +270,7 @@ __device__ __forceinline__ acc_t fold_vectors(acc_t acc, const vector_t *loaded,
 #else
   (void)first_index;
   (void)stride;
-  return op::combine(acc, op::lift(key_order::storage_of(largest), 0));
+  return fold_extreme_key(acc, largest);
 #endif
 }
 

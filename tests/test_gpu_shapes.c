@@ -435,12 +435,12 @@ START_TEST(test_byte_columns_widened) {
 }
 END_TEST
 
-/* argmin, argmax, min and max of 8- and 16-bit columns fold keys two to a word and keep the row
- * where each column's key last grew (column_tiles.cu). Columns of few distinct values (a tie in
- * every column: the first row of the extreme must win) with, planted at random rows, two of the
- * type's largest or smallest values, or for floats two NaNs (the first wins), two infinities of a
- * sign, or only zeros of random signs (-0 below +0); through the heuristic and tiles of 4-, 8- and
- * 16-byte loads, one split and three (the last block's fold takes the splits in order). */
+/* argmin, argmax, min and max of 8- and 16-bit columns fold keys two to a word (column_tiles.cu):
+ * 8-bit keys each above a tag of its row within a chunk of 256 of the thread's rows, 16-bit keys
+ * with the row where each column's key last grew. Columns of few distinct values (a tie in every
+ * column: the first row of the extreme must win) with, planted at two random rows, the type's
+ * largest or smallest value, or for floats NaNs (the first wins), infinities of a sign, or only
+ * zeros of random signs (-0 below +0). */
 static void plant_keyed_column(unsigned char *host, uint64_t col, uint64_t rows, uint64_t cols) {
   uint64_t first = (uint64_t)cureduce_ref_random_range(0, (int64_t)rows - 2);
   uint64_t second = (uint64_t)cureduce_ref_random_range((int64_t)first + 1, (int64_t)rows - 1);
@@ -463,10 +463,20 @@ static void plant_keyed_column(unsigned char *host, uint64_t col, uint64_t rows,
   }
 }
 
+/* Through the heuristic and tiles of 4-, 8- and 16-byte loads, one split and three (the last
+ * block's fold takes the splits in order), whose threads take a few rows each; then tiles one
+ * thread high, whose threads walk every row (8-bit keys: a dozen chunks). */
+typedef struct {
+  uint8_t vector_bytes, unroll;
+  uint16_t block, group, splits;
+} keyed_tile;
 START_TEST(test_keyed_columns) {
   if (cureduce_dtype_size(tested_type) > 2)
     return;
-  enum { rows = 3001, cols = 48 };
+  enum { rows = 3001, cols = 48, tile_count = 8 };
+  static const keyed_tile tiles[tile_count] = {{4, 4, 256, 4, 1},  {4, 4, 256, 4, 3},  {8, 4, 256, 4, 1},
+                                               {8, 4, 256, 4, 3},  {16, 4, 256, 4, 1}, {16, 4, 256, 4, 3},
+                                               {4, 4, 64, 64, 1}, {16, 16, 32, 32, 1}};
   size_t element = cureduce_dtype_size(tested_type), count = (size_t)rows * cols;
   unsigned char *host = malloc(count * element);
   ck_assert(host);
@@ -489,17 +499,19 @@ START_TEST(test_keyed_columns) {
     run r = {.gpu = shared_gpu, .problem = problem, .mode = MODE_LIBRARY, .input = input, .output = output_buffer,
              .scratch = scratch, .scratch_bytes = scratch_bytes};
     check_run(&r, host, NULL, NULL, false);
-    cureduce_spec tiles[6];
-    char texts[6][CUREDUCE_SPEC_TEXT_MAX];
-    for (int t = 0; t < 6; t++) {
-      tiles[t] = cureduce_shape_heuristic(&problem, 132, 2048);
-      tiles[t].vector_bytes = (uint8_t)(4 << (t / 2)), tiles[t].group = 4, tiles[t].unroll = 4;
-      tiles[t].splits = (uint16_t)(t % 2 ? 3 : 1);
-      cureduce_spec_format(&tiles[t], texts[t]);
+    cureduce_spec specs[tile_count];
+    char texts[tile_count][CUREDUCE_SPEC_TEXT_MAX];
+    cureduce_spec heuristic = cureduce_shape_heuristic(&problem, 132, 2048);
+    for (int t = 0; t < tile_count; t++) {
+      specs[t] = heuristic;
+      specs[t].vector_bytes = tiles[t].vector_bytes, specs[t].unroll = tiles[t].unroll;
+      specs[t].block = tiles[t].block, specs[t].group = tiles[t].group, specs[t].splits = tiles[t].splits;
+      specs[t].blocks_per_sm = (uint16_t)(tiles[t].block < 64 ? 32 : 2048 / tiles[t].block);
+      cureduce_spec_format(&specs[t], texts[t]);
     }
-    harness_compile_ahead(shared_gpu, tiles, 6);
+    harness_compile_ahead(shared_gpu, specs, tile_count);
     r.mode = MODE_PINNED;
-    for (int t = 0; t < 6; t++) {
+    for (int t = 0; t < tile_count; t++) {
       r.spec = texts[t];
       check_run(&r, host, NULL, NULL, false);
     }
