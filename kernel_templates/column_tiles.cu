@@ -185,9 +185,10 @@ __device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source
 // 16-bit keys: argmin and argmax also keep, for each column, the row where its lane last grew. A
 // tie leaves a lane alone, so the first row of the largest key stays, as later() keeps it. (A key
 // and a tag in 32-bit lanes, a max.s32 each, read 73% of the floor for argmax bf16 4096 x 65536
-// where these read 84%.) Lanes start at -32768, below every 16-bit key (see arg_reduction): a
-// lane still there has folded nothing. Rows are kept in 32 bits; columns of more rows take the
-// element path.
+// where these read 84%: in its SASS, read with tools/sass_loads.sh, ptxas had held it to 64
+// registers and 2 of its 4 loads in flight, where these keep 4.) Lanes start at -32768, below every
+// 16-bit key (see arg_reduction): a lane still there has folded nothing. Rows are kept in 32 bits;
+// columns of more rows take the element path.
 const short no_key = -32768;
 
 struct column_keys {
