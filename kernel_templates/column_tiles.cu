@@ -98,19 +98,6 @@ __device__ __forceinline__ void fold_last_loads(acc_t *acc, const kernel_source:
   widen_bytes(acc, lanes, added);
 }
 #else
-// The thread's whole rounds of CUREDUCE_UNROLL rows from `row`, their loads in flight together,
-// each element folded on its own; returns the row after them.
-__device__ __forceinline__ u64 accumulate_rounds_by_element(acc_t *acc, const kernel_source &source,
-                                                            const shape_t &shape, u64 col, u64 row, u64 step) {
-  for (; row + (CUREDUCE_UNROLL - 1) * step < shape.rows; row += CUREDUCE_UNROLL * step) {
-    kernel_source::loads loaded[CUREDUCE_UNROLL];
-    load_round(loaded, source, shape, col, row, step);
-#pragma unroll
-    for (int k = 0; k < CUREDUCE_UNROLL; k++) fold_columns(acc, loaded[k], row + k * step);
-  }
-  return row;
-}
-
 #define CUREDUCE_KEYED_COLUMNS                                                                      \
   (CUREDUCE_KEYED_BY_VECTOR && !CUREDUCE_PAIR &&                                                    \
    (CUREDUCE_INPUT == CUREDUCE_DTYPE_I8 || CUREDUCE_INPUT == CUREDUCE_DTYPE_U8 ||                   \
@@ -119,40 +106,62 @@ __device__ __forceinline__ u64 accumulate_rounds_by_element(acc_t *acc, const ke
 // argmin, argmax, min and max of 8- and 16-bit columns. Element by element, a key and a (key, row)
 // comparison took about a dozen instructions an element, more than the read allows (argmax bf16
 // columns of 4096 x 65536 at 43-50% of the read ceiling on an H200 at every tile width from 128 to
-// 512 bytes, argmin u8 at 19-36%). Instead a thread keeps its columns' keys two to a word in 16-bit
-// lanes (keyed_vector's keys, as the whole-array kernels compute them) and folds a row into them
-// with one max.s16x2 a word. argmin and argmax keep each column's row in one of two ways below.
-const int lane_words = vector_elements / 2;
+// 512 bytes, argmin u8 at 19-36%). Instead a thread keeps its columns' keys (keyed_vector's, as the
+// whole-array kernels compute them) in lanes of 16 or 32 bits and folds a row into them with one
+// max a word: max.s16x2 for two lanes, max.s32 for one. argmin and argmax put a tag under each key,
+// the thread's rows still to come in a chunk of 2^tag_bits of them, so that a lane's maximum is the
+// largest key and, of its ties, the first row (the largest tag); the chunk's rows are then folded
+// into the accumulators, in order. Rows kept apart by a flag and a select a column instead (the
+// row where a lane last grew) left argmin u8 4096 x 65536 at 43-44% of the floor (8-bit tags: 80%
+// since 760709b). 8-bit keys take a tag even for min and max, where it is never read: sm_90 has no
+// 8-bit lane max (__vmaxs4 is emulated), and sign-extending a key costs the same one prmt as
+// tagging it.
+const int key_bits = 8 * (int)sizeof(input_t);
+const int tag_bits = CUREDUCE_ARG_BY_VECTOR || key_bits == 8 ? key_bits : 0;
+const int lane_bits = key_bits + tag_bits;  // 16 or 32
+const int lanes_a_word = 32 / lane_bits;
+const int tagged_words = vector_elements / lanes_a_word;
+const unsigned last_tag = (1u << tag_bits) - 1;
+const unsigned chunk_rounds = CUREDUCE_ARG_BY_VECTOR ? (last_tag + 1) / CUREDUCE_UNROLL : 0xffffffffu;
+// Every lane at its smallest value: after a row the lanes hold only the rows' own (key, tag)s.
+const unsigned lowest_lanes = lane_bits == 16 ? 0x80008000u : 0x80000000u;
 
-#if CUREDUCE_INPUT == CUREDUCE_DTYPE_I8 || CUREDUCE_INPUT == CUREDUCE_DTYPE_U8
-// 8-bit keys: each lane holds a key above an 8-bit tag, the thread's rows still to come in a chunk
-// of 256 of them, so that a lane's maximum is the largest key and, of its ties, the first row (the
-// largest tag); after each chunk the lanes are folded into the accumulators, in row order. Rows
-// kept as the 16-bit keys keep them (a flag and a select a column) left argmin u8 4096 x 65536 at
-// 43-44% of the floor, tagged lanes 52% at the same four loads in flight, 79-83% at sixteen (see
-// columns_heuristic). A tag costs min and max nothing: tagging a key is the one prmt that
-// sign-extending it was. Their tags are 0, never read, and their lanes take every row in one chunk.
-const unsigned chunk_rounds = CUREDUCE_ARG_BY_VECTOR ? 256 / CUREDUCE_UNROLL : 0xffffffffu;
+// Word p of a row's lanes: its keys, each above the row's tag (a tag of 0 bits: the keys' word).
+__device__ __forceinline__ unsigned tagged_word(const keyed_vector &keys, int p, unsigned tag) {
+  if (tag_bits == 0) return keys.word[p];
+  // __byte_perm's bytes 0-3 are the keys' word's, 4 and 5 the tag's low bytes
+  const unsigned selector = key_bits == 8 ? (p % 2 ? 0x3414u : 0x2404u) : (p % 2 ? 0x3254u : 0x1054u);
+  return __byte_perm(keys.word[p / 2], tag, selector);
+}
+// The column of lane `lane` of word p (tagged_word's byte order).
+__device__ __forceinline__ int lane_column(int p, int lane) {
+  if (key_bits == 8) return 4 * (p / 2) + p % 2 + 2 * lane;
+  return tag_bits == 0 ? 2 * p + lane : p;
+}
+__device__ __forceinline__ unsigned larger_lanes(unsigned a, unsigned b) {
+  return lane_bits == 16 ? __vmaxs2(a, b) : (unsigned)max((int)a, (int)b);
+}
 
 __device__ __forceinline__ void fold_row_keys(unsigned *lanes, vector_t raw, unsigned tag) {
   keyed_vector keys;
   keys.of(map_vector(raw));
 #pragma unroll
-  for (int p = 0; p < lane_words; p++) lanes[p] = keyed_vector::merge(lanes[p], keys.tagged_lanes(p, tag));
+  for (int p = 0; p < tagged_words; p++) lanes[p] = larger_lanes(lanes[p], tagged_word(keys, p, tag));
 }
 
-// A chunk's largest keys, each at its row (first, then step apart), folded into the accumulators
-// after the rows already there.
+// A chunk's largest keys, each at its row (first + rows before it in the thread's steps), folded
+// into the accumulators after the rows already there.
 __device__ __forceinline__ void fold_chunk(acc_t *acc, const unsigned *lanes, u64 first, u64 step) {
 #pragma unroll
-  for (int p = 0; p < lane_words; p++)
+  for (int p = 0; p < tagged_words; p++)
 #pragma unroll
-    for (int half = 0; half < 2; half++) {
-      const int j = keyed_vector::column(p, half);
-      const unsigned lane = lanes[p] >> (16 * half);
-      const arg_key_t key = (signed char)(lane >> 8);
+    for (int lane = 0; lane < lanes_a_word; lane++) {
+      const int j = lane_column(p, lane);
+      const unsigned bits = lanes[p] >> (lane_bits * lane);
+      const arg_key_t key = key_bits == 8 ? (arg_key_t)(signed char)(bits >> tag_bits)
+                                          : (arg_key_t)(short)(bits >> tag_bits);
 #if CUREDUCE_ARG_BY_VECTOR
-      acc[j] = key_order::later(acc[j], key, first + (u64)(255 - (lane & 0xff)) * step);
+      acc[j] = key_order::later(acc[j], key, first + (u64)(last_tag - (bits & last_tag)) * step);
 #else
       (void)first, (void)step;
       acc[j] = fold_extreme_key(acc[j], key);
@@ -160,102 +169,38 @@ __device__ __forceinline__ void fold_chunk(acc_t *acc, const unsigned *lanes, u6
     }
 }
 
-// A chunk's lanes start at the smallest (key, tag), so that after its first row they hold only
-// its rows' own.
 __device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source &source, const shape_t &shape,
                                                  u64 col, u64 row, u64 step) {
   while (row + (CUREDUCE_UNROLL - 1) * step < shape.rows) {
     const u64 first = row;
-    unsigned lanes[lane_words];
+    unsigned lanes[tagged_words];
 #pragma unroll
-    for (int p = 0; p < lane_words; p++) lanes[p] = 0x80008000u;
-    unsigned tag = 255;
+    for (int p = 0; p < tagged_words; p++) lanes[p] = lowest_lanes;
+    unsigned tag = last_tag;
     for (unsigned rounds = 0; rounds < chunk_rounds && row + (CUREDUCE_UNROLL - 1) * step < shape.rows;
          rounds++, row += CUREDUCE_UNROLL * step, tag -= CUREDUCE_UNROLL) {
       kernel_source::loads loaded[CUREDUCE_UNROLL];
       load_round(loaded, source, shape, col, row, step);
 #pragma unroll
-      for (int k = 0; k < CUREDUCE_UNROLL; k++) fold_row_keys(lanes, loaded[k], CUREDUCE_ARG_BY_VECTOR ? tag - k : 0);
+      for (int k = 0; k < CUREDUCE_UNROLL; k++)
+        fold_row_keys(lanes, loaded[k], CUREDUCE_ARG_BY_VECTOR ? tag - k : 0);
     }
     fold_chunk(acc, lanes, first, step);
   }
   return row;
 }
 #else
-// 16-bit keys: argmin and argmax also keep, for each column, the row where its lane last grew. A
-// tie leaves a lane alone, so the first row of the largest key stays, as later() keeps it. (A key
-// and a tag in 32-bit lanes, a max.s32 each, read 73% of the floor for argmax bf16 4096 x 65536
-// where these read 84%: in its SASS, read with tools/sass_loads.sh, ptxas had held it to 64
-// registers and 2 of its 4 loads in flight, where these keep 4.) Lanes start at -32768, below every
-// 16-bit key (see arg_reduction): a lane still there has folded nothing. Rows are kept in 32 bits;
-// columns of more rows take the element path.
-const short no_key = -32768;
-
-struct column_keys {
-  unsigned lanes[lane_words];
-#if CUREDUCE_ARG_BY_VECTOR
-  unsigned grown_at[vector_elements];
-#endif
-};
-
-__device__ __forceinline__ void fold_row_keys(column_keys &columns, vector_t raw, unsigned row) {
-  keyed_vector keys;
-  keys.of(map_vector(raw));
-#pragma unroll
-  for (int p = 0; p < lane_words; p++) {
-    const unsigned now = keyed_vector::merge(columns.lanes[p], keys.lanes(p));
-#if CUREDUCE_ARG_BY_VECTOR
-    const unsigned grew = now ^ columns.lanes[p];
-    if (grew & 0xffffu) columns.grown_at[keyed_vector::column(p, 0)] = row;
-    if (grew >> 16) columns.grown_at[keyed_vector::column(p, 1)] = row;
-#else
-    (void)row;
-#endif
-    columns.lanes[p] = now;
-  }
-}
-
-// Each column's largest key, folded into its accumulator after the rows already there.
-__device__ __forceinline__ void fold_column_keys(acc_t *acc, const column_keys &columns) {
-#pragma unroll
-  for (int p = 0; p < lane_words; p++)
-#pragma unroll
-    for (int half = 0; half < 2; half++) {
-      const int j = keyed_vector::column(p, half);
-      const short key = (short)(columns.lanes[p] >> (16 * half));
-      if (key == no_key) continue;
-#if CUREDUCE_ARG_BY_VECTOR
-      acc[j] = key_order::later(acc[j], key, columns.grown_at[j]);
-#else
-      acc[j] = fold_extreme_key(acc[j], key);
-#endif
-    }
-}
-
+// The thread's whole rounds of CUREDUCE_UNROLL rows from `row`, their loads in flight together,
+// each element folded on its own; returns the row after them.
 __device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source &source, const shape_t &shape,
                                                  u64 col, u64 row, u64 step) {
-  if (shape.rows > 0xffffffffull) return accumulate_rounds_by_element(acc, source, shape, col, row, step);
-  column_keys columns;
-#pragma unroll
-  for (int p = 0; p < lane_words; p++) columns.lanes[p] = (unsigned short)no_key * 0x00010001u;
-#if CUREDUCE_ARG_BY_VECTOR
-#pragma unroll
-  for (int j = 0; j < vector_elements; j++) columns.grown_at[j] = 0;
-#endif
   for (; row + (CUREDUCE_UNROLL - 1) * step < shape.rows; row += CUREDUCE_UNROLL * step) {
     kernel_source::loads loaded[CUREDUCE_UNROLL];
     load_round(loaded, source, shape, col, row, step);
 #pragma unroll
-    for (int k = 0; k < CUREDUCE_UNROLL; k++) fold_row_keys(columns, loaded[k], (unsigned)(row + k * step));
+    for (int k = 0; k < CUREDUCE_UNROLL; k++) fold_columns(acc, loaded[k], row + k * step);
   }
-  fold_column_keys(acc, columns);
   return row;
-}
-#endif
-#else
-__device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source &source, const shape_t &shape,
-                                                 u64 col, u64 row, u64 step) {
-  return accumulate_rounds_by_element(acc, source, shape, col, row, step);
 }
 #endif
 // The last rows' loads (fewer than a round), in row order.
@@ -351,11 +296,15 @@ __device__ __forceinline__ void finish_tile(const acc_t *partials, u64 tile_firs
 
 // Compiled for CUREDUCE_MIN_BLOCKS_PER_SM blocks an SM where the spec names it (half an SM's
 // threads, CUREDUCE_COLUMN_THREADS_PER_SM): registers for every load of a round in flight. Wide
-// accumulators take more than those registers: their block alone bounds them.
+// accumulators take more than those registers: their block alone bounds them, and a minimum of
+// one block, written out, lets ptxas take what a round's loads need. Without it ptxas kept them to
+// 64 registers and issued a round's loads a few at a time (ptxas 13.0, SASS read by
+// tools/sass_loads.sh: argmin u8 b256/u16/v8 4 of 16 loads in flight at 64 registers, all 16 at
+// 92; argmax bf16 b256/u8/v16 1 of 8 at 64, all 8 at 96; argmin f32 b256/u8/v16 4 of 8 at 48, 7 at 64).
 #ifdef CUREDUCE_MIN_BLOCKS_PER_SM
 #define CUREDUCE_TILE_BOUNDS __launch_bounds__(CUREDUCE_BLOCK, CUREDUCE_MIN_BLOCKS_PER_SM)
 #else
-#define CUREDUCE_TILE_BOUNDS __launch_bounds__(CUREDUCE_BLOCK)
+#define CUREDUCE_TILE_BOUNDS __launch_bounds__(CUREDUCE_BLOCK, 1)
 #endif
 extern "C" __global__ void CUREDUCE_TILE_BOUNDS
     cureduce_kernel(const input_t *__restrict__ input, shape_t shape, void *out, void *partials, void *tickets,

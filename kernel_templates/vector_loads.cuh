@@ -195,9 +195,6 @@ template <typename O> struct vector_keys<2, O> : lanes_16x2 {  // f16, bf16: two
   __device__ __forceinline__ int first(arg_key_t m) const {
     return first_zero_lane<16>(word, (unsigned)(m & 0xffff) * 0x00010001u);
   }
-  // Word p of the keys in 16-bit lanes: the keys of elements column(p, 0) and column(p, 1).
-  __device__ __forceinline__ unsigned lanes(int p) const { return word[p]; }
-  static __device__ __forceinline__ int column(int p, int half) { return 2 * p + half; }
 };
 template <typename O> struct vector_keys<1, O> : lanes_16x2 {  // i8, u8: four 8-bit keys a word
   unsigned word[CUREDUCE_VECTOR_BYTES / 4];
@@ -225,12 +222,6 @@ template <typename O> struct vector_keys<1, O> : lanes_16x2 {  // i8, u8: four 8
   __device__ __forceinline__ int first(arg_key_t m) const {
     return first_zero_lane<8>(word, (unsigned)(m & 0xff) * 0x01010101u);
   }
-  // Word p of the keys in 16-bit lanes, each above the tag's low byte: the even bytes of word
-  // p / 2 for even p, else the odd.
-  __device__ __forceinline__ unsigned tagged_lanes(int p, unsigned tag) const {
-    return __byte_perm(word[p / 2], tag, p % 2 ? 0x3414u : 0x2404u);
-  }
-  static __device__ __forceinline__ int column(int p, int half) { return 4 * (p / 2) + p % 2 + 2 * half; }
 };
 typedef vector_keys<(int)sizeof(input_t), order_key<CUREDUCE_INPUT> > keyed_vector;
 

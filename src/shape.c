@@ -270,14 +270,17 @@ static cureduce_spec columns_heuristic(const cureduce_problem *problem, int sm_c
    * (cureduce_spec_min_blocks_per_sm: 8 f16 or 1-byte columns a thread held half the bytes in
    * flight of 4 f32 columns); else four where the thread holds more than 4 accumulators. */
   spec.unroll = cureduce_spec_min_blocks_per_sm(&spec) || spec.vector_bytes / element <= 4 ? 8 : 4;
-  /* argmin and argmax of 8-bit columns fold a row into tagged key lanes, a register for two
-   * columns (column_tiles.cu): sixteen loads (argmin u8 of 4096 x 65536 on an H200 read 52% of
-   * the floor at four, 79-83% at sixteen). */
+  /* argmin and argmax of 8- and 16-bit columns fold a row into tagged key lanes, a register for
+   * two columns or one (column_tiles.cu): sixteen loads of 8-bit keys (argmin u8 of 4096 x 65536
+   * on an H200 read 52% of the floor at four, 79-83% at sixteen), eight of 16-bit ones. Such a
+   * round in flight takes 92-96 registers, more than a block of 1024 gives a thread (64): ptxas
+   * then issued two to four of its loads at a time, and spilled. So their blocks stay at 256. */
   bool arg = problem->op == CUREDUCE_OP_ARGMIN || problem->op == CUREDUCE_OP_ARGMAX;
-  if (arg && element == 1 && spec.vector_bytes % 4 == 0)
-    spec.unroll = 16;
+  bool tagged = arg && element <= 2 && spec.vector_bytes % 4 == 0;
+  if (tagged)
+    spec.unroll = element == 1 ? 16 : 8;
   column_fit fit = fit_column_tiles(problem, spec, sm_count);
-  if (fit.blocks < fit.wanted_blocks) {
+  if (fit.blocks < fit.wanted_blocks && !tagged) {
     cureduce_spec larger = spec;
     larger.block = 1024, larger.blocks_per_sm = blocks_per_sm_of(&larger, max_threads_per_sm);
     column_fit large = fit_column_tiles(problem, larger, sm_count);

@@ -435,15 +435,15 @@ START_TEST(test_byte_columns_widened) {
 }
 END_TEST
 
-/* argmin, argmax, min and max of 8- and 16-bit columns fold keys two to a word (column_tiles.cu):
- * 8-bit keys each above a tag of its row within a chunk of 256 of the thread's rows, 16-bit keys
- * with the row where each column's key last grew. Columns of few distinct values (a tie in every
- * column: the first row of the extreme must win) with, planted at two random rows, the type's
- * largest or smallest value, or for floats NaNs (the first wins), infinities of a sign, or only
- * zeros of random signs (-0 below +0). */
-static void plant_keyed_column(unsigned char *host, uint64_t col, uint64_t rows, uint64_t cols) {
-  uint64_t first = (uint64_t)cureduce_ref_random_range(0, (int64_t)rows - 2);
-  uint64_t second = (uint64_t)cureduce_ref_random_range((int64_t)first + 1, (int64_t)rows - 1);
+/* argmin, argmax, min and max of 8- and 16-bit columns fold keys in lanes, each above a tag of
+ * its row within a chunk of the thread's rows (column_tiles.cu): 256 rows for 8-bit keys, 65536
+ * for 16-bit. Columns of few distinct values (a tie in every column: the first row of the extreme
+ * must win) with, planted at two random rows, one before `boundary` and one at or after it, the
+ * type's largest or smallest value, or for floats NaNs (the first wins), infinities of a sign, or
+ * only zeros of random signs (-0 below +0). */
+static void plant_keyed_column(unsigned char *host, uint64_t col, uint64_t rows, uint64_t cols, uint64_t boundary) {
+  uint64_t first = (uint64_t)cureduce_ref_random_range(0, (int64_t)boundary - 1);
+  uint64_t second = (uint64_t)cureduce_ref_random_range((int64_t)boundary, (int64_t)rows - 1);
   uint64_t at[2] = {first * cols + col, second * cols + col};
   int kind = (int)(col % 6);
   if (!is_float_type(tested_type)) {
@@ -463,24 +463,19 @@ static void plant_keyed_column(unsigned char *host, uint64_t col, uint64_t rows,
   }
 }
 
-/* Through the heuristic and tiles of 4-, 8- and 16-byte loads, one split and three (the last
- * block's fold takes the splits in order), whose threads take a few rows each; then tiles one
- * thread high, whose threads walk every row (8-bit keys: a dozen chunks). */
+/* The four operations on a rows x cols matrix of such columns, through the heuristic and each of
+ * `count` tiles (the heuristic's spec with its load bytes, unroll, block, group and splits). */
 typedef struct {
   uint8_t vector_bytes, unroll;
   uint16_t block, group, splits;
 } keyed_tile;
-START_TEST(test_keyed_columns) {
-  if (cureduce_dtype_size(tested_type) > 2)
-    return;
-  enum { rows = 3001, cols = 48, tile_count = 8 };
-  static const keyed_tile tiles[tile_count] = {{4, 4, 256, 4, 1},  {4, 4, 256, 4, 3},  {8, 4, 256, 4, 1},
-                                               {8, 4, 256, 4, 3},  {16, 4, 256, 4, 1}, {16, 4, 256, 4, 3},
-                                               {4, 4, 64, 64, 1}, {16, 16, 32, 32, 1}};
-  size_t element = cureduce_dtype_size(tested_type), count = (size_t)rows * cols;
-  unsigned char *host = malloc(count * element);
+static void check_keyed_columns(uint64_t rows, uint64_t cols, uint64_t boundary, const keyed_tile *tiles, int count) {
+  enum { most_tiles = 8 };
+  ck_assert_int_le(count, most_tiles);
+  size_t element = cureduce_dtype_size(tested_type), elements = (size_t)(rows * cols);
+  unsigned char *host = malloc(elements * element);
   ck_assert(host);
-  for (size_t i = 0; i < count; i++) {
+  for (size_t i = 0; i < elements; i++) {
     int64_t few = cureduce_ref_random_range(-3, 3);
     if (is_float_type(tested_type))
       cureduce_ref_put_float(tested_type, host, i, (double)few / 2);
@@ -488,9 +483,9 @@ START_TEST(test_keyed_columns) {
       host[i] = (unsigned char)(few + 64);
   }
   for (uint64_t c = 0; c < cols; c++)
-    plant_keyed_column(host, c, rows, cols);
-  CUdeviceptr input = harness_device_alloc(shared_gpu, count * element);
-  harness_upload(shared_gpu, input, host, count * element);
+    plant_keyed_column(host, c, rows, cols, boundary);
+  CUdeviceptr input = harness_device_alloc(shared_gpu, elements * element);
+  harness_upload(shared_gpu, input, host, elements * element);
   static const cureduce_op ops[] = {CUREDUCE_OP_ARGMIN, CUREDUCE_OP_ARGMAX, CUREDUCE_OP_MIN, CUREDUCE_OP_MAX};
   for (int o = 0; o < 4; o++) {
     cureduce_problem problem;
@@ -499,25 +494,40 @@ START_TEST(test_keyed_columns) {
     run r = {.gpu = shared_gpu, .problem = problem, .mode = MODE_LIBRARY, .input = input, .output = output_buffer,
              .scratch = scratch, .scratch_bytes = scratch_bytes};
     check_run(&r, host, NULL, NULL, false);
-    cureduce_spec specs[tile_count];
-    char texts[tile_count][CUREDUCE_SPEC_TEXT_MAX];
+    cureduce_spec specs[most_tiles];
+    char texts[most_tiles][CUREDUCE_SPEC_TEXT_MAX];
     cureduce_spec heuristic = cureduce_shape_heuristic(&problem, 132, 2048);
-    for (int t = 0; t < tile_count; t++) {
+    for (int t = 0; t < count; t++) {
       specs[t] = heuristic;
       specs[t].vector_bytes = tiles[t].vector_bytes, specs[t].unroll = tiles[t].unroll;
       specs[t].block = tiles[t].block, specs[t].group = tiles[t].group, specs[t].splits = tiles[t].splits;
       specs[t].blocks_per_sm = (uint16_t)(tiles[t].block < 64 ? 32 : 2048 / tiles[t].block);
       cureduce_spec_format(&specs[t], texts[t]);
     }
-    harness_compile_ahead(shared_gpu, specs, tile_count);
+    harness_compile_ahead(shared_gpu, specs, (size_t)count);
     r.mode = MODE_PINNED;
-    for (int t = 0; t < tile_count; t++) {
+    for (int t = 0; t < count; t++) {
       r.spec = texts[t];
       check_run(&r, host, NULL, NULL, false);
     }
   }
   shared_gpu->cu->cuMemFree(input);
   free(host);
+}
+
+/* Tiles of 4-, 8- and 16-byte loads, one split and three (the last block's fold takes the splits
+ * in order), whose threads take a few rows each; then tiles one thread high, whose threads walk
+ * every row: 8-bit keys through a dozen chunks, and 16-bit keys, in columns of 68537 rows with a
+ * planted pair on each side of row 65536, through two. */
+START_TEST(test_keyed_columns) {
+  if (cureduce_dtype_size(tested_type) > 2)
+    return;
+  static const keyed_tile few_rows[] = {{4, 4, 256, 4, 1},  {4, 4, 256, 4, 3},  {8, 4, 256, 4, 1},
+                                        {8, 4, 256, 4, 3},  {16, 4, 256, 4, 1}, {16, 4, 256, 4, 3},
+                                        {4, 4, 64, 64, 1}, {16, 16, 32, 32, 1}};
+  check_keyed_columns(3001, 48, (uint64_t)cureduce_ref_random_range(1, 3000), few_rows, 8);
+  static const keyed_tile every_row[] = {{4, 4, 32, 32, 1}, {16, 8, 32, 32, 1}};
+  check_keyed_columns(65536 + 3001, 16, 65536, every_row, 2);
 }
 END_TEST
 
