@@ -1,3 +1,4 @@
+#include "dtype.h"
 #include "problem.h"
 #include "shape.h"
 
@@ -80,6 +81,23 @@ static size_t even_passes(size_t units, size_t slots) {
 
 /* Workspace of a slot that a shaped launch may fill: past the always-zero area (execute.h). */
 static const size_t slot_partials_bytes = CUREDUCE_WORKSPACE_MAX_BYTES - CUREDUCE_WORKSPACE_PARTIALS - 4096;
+
+/* argmin and argmax columns of keys of 32 bits or fewer and fewer than 2^32 - 1 rows fold their
+ * splits into one 8-byte word a column, which the launch zeroes (column_tiles.cu, split_word),
+ * so their splits take no more workspace than one split's. */
+enum { SPLIT_WORD_BYTES = 8 };
+static bool column_split_words(const cureduce_problem *problem) {
+  return cureduce_op_is_arg(problem->op) &&
+         cureduce_dtype_size(cureduce_mapped_type(problem->transform, problem->input_type)) <= 4 &&
+         problem->rows < 0xffffffffull;
+}
+
+/* Workspace bytes of a columns launch's partials: a word a column, or an accumulator a column a split. */
+static size_t column_partials_bytes(const cureduce_problem *problem, size_t splits) {
+  if (column_split_words(problem))
+    return problem->cols * SPLIT_WORD_BYTES;
+  return problem->cols * splits * cureduce_accumulator_bytes(problem->op, problem->transform, problem->input_type);
+}
 
 /* A row of at most ROW_UNSPLIT_ROUNDS rounds of a block's loads is one block's. Splitting it saves
  * rounds, each a trip to memory (some 0.4 us from L2 on an H200), but then the row's last block
@@ -227,10 +245,10 @@ static column_fit column_fit_of(const cureduce_problem *problem, cureduce_spec s
   size_t block_bytes = (size_t)spec.block * thread_loads * spec.vector_bytes;
   size_t resident = (size_t)sm_count * spec.blocks_per_sm;
   size_t wanted = min_size(ceil_div((size_t)COLUMN_BYTES_IN_FLIGHT_PER_SM * sm_count, block_bytes), resident);
-  size_t accumulator = cureduce_accumulator_bytes(problem->op, problem->transform, problem->input_type);
   size_t splits = min_size(min_size(ceil_div(wanted, tiles), max_size(resident / tiles, 1)),
                            ceil_div(problem->rows, down * spec.unroll));
-  splits = min_size(splits, slot_partials_bytes / max_size(problem->cols * accumulator, 1));
+  if (column_partials_bytes(problem, splits) > slot_partials_bytes)
+    splits = slot_partials_bytes / max_size(column_partials_bytes(problem, 1), 1);
   splits = max_size(min_size(splits, (size_t)COLUMN_SPLITS_PER_SM * sm_count), 1);
   spec.group = (uint16_t)across;
   spec.splits = (uint16_t)splits;
@@ -273,12 +291,12 @@ static cureduce_spec columns_heuristic(const cureduce_problem *problem, int sm_c
   /* argmin and argmax of 8- and 16-bit columns fold a row into tagged key lanes, a register for
    * two columns or one (column_tiles.cu): sixteen loads of 8-bit keys (argmin u8 of 4096 x 65536
    * on an H200 read 52% of the floor at four, 79-83% at sixteen), eight of 16-bit ones. Such a
-   * round in flight takes 92-96 registers, more than a block of 1024 gives a thread (64): ptxas
-   * then issued two to four of its loads at a time, and spilled. So their blocks stay at 256. */
-  bool arg = problem->op == CUREDUCE_OP_ARGMIN || problem->op == CUREDUCE_OP_ARGMAX;
-  bool tagged = arg && element <= 2 && spec.vector_bytes % 4 == 0;
+   * round in flight takes 92-96 registers (ptxas 13.0), more than a block of 1024 gives a thread
+   * (64): ptxas then issued two to four of its loads at a time, and spilled. So their blocks stay
+   * at 256, two of them an SM (64K registers), which is what the tiles are fitted for. */
+  bool tagged = cureduce_op_is_arg(problem->op) && element <= 2 && spec.vector_bytes % 4 == 0;
   if (tagged)
-    spec.unroll = element == 1 ? 16 : 8;
+    spec.unroll = element == 1 ? 16 : 8, spec.blocks_per_sm = 2;
   column_fit fit = fit_column_tiles(problem, spec, sm_count);
   if (fit.blocks < fit.wanted_blocks && !tagged) {
     cureduce_spec larger = spec;
@@ -321,7 +339,10 @@ cureduce_shape_launch cureduce_shape_geometry(const cureduce_spec *spec, const c
     launch.grid_x = (unsigned)max_size(min_size(ceil_div(sequences, spec->block / spec->group), resident), 1);
     return launch;
   }
-  size_t tickets = 0, partials = 0;
+  /* Tickets, and the partials' bytes; words: partials that must be zero before the launch */
+  size_t tickets = 0, partial_bytes = 0;
+  size_t accumulator = cureduce_accumulator_bytes(problem->op, problem->transform, problem->input_type);
+  bool exact = spec->op == CUREDUCE_OP_EXACT_SUM, words = exact;
   switch ((cureduce_strategy)spec->strategy) {
   case CUREDUCE_STRATEGY_ROW_GROUPS:
   case CUREDUCE_STRATEGY_SEGMENT_GROUPS: {
@@ -339,33 +360,33 @@ cureduce_shape_launch cureduce_shape_geometry(const cureduce_spec *spec, const c
     size_t row_blocks = segments ? max_size(min_size(rows, slots), 1) : even_passes(rows, slots);
     launch.grid_y = (unsigned)min_size(row_blocks, 65535);
     if (spec->splits > 1) /* an exact sum's blocks add into one set of words a row */
-      tickets = rows, partials = spec->op == CUREDUCE_OP_EXACT_SUM ? rows : rows * spec->splits;
+      tickets = rows, partial_bytes = accumulator * (words ? rows : rows * spec->splits);
     break;
   }
   default: { /* column tiles: of group threads across, or of a warp a column for exact sums, whose
-               * splits add into one set of words a column of the tile */
-    bool exact = spec->op == CUREDUCE_OP_EXACT_SUM;
+               * splits add into one set of words a column of the tile; argmin and argmax fold
+               * theirs into a word a column where column_split_words says */
     size_t warps = spec->block / 32;
     size_t tiles = exact ? ceil_div(problem->cols, warps) : ceil_div(ceil_div(problem->cols, vector_elements), spec->group);
     launch.grid_x = (unsigned)max_size(min_size(tiles, 0x7fffffff), 1);
     launch.grid_y = spec->splits;
-    if (spec->splits > 1)
-      tickets = tiles, partials = exact ? tiles * warps : problem->cols * spec->splits;
+    if (spec->splits > 1) {
+      words = words || column_split_words(problem);
+      tickets = tiles, partial_bytes = exact ? tiles * warps * accumulator : column_partials_bytes(problem, spec->splits);
+    }
     break;
   }
   }
   if (tickets) {
-    /* An exact sum's words must be zero before the launch, like its tickets: the launch zeroes both. */
-    bool exact = spec->op == CUREDUCE_OP_EXACT_SUM;
+    /* Words must be zero before the launch, like its tickets: the launch zeroes both. */
     launch.ticket_bytes = 4 * tickets;
-    launch.arm_tickets = exact || launch.ticket_bytes > CUREDUCE_WORKSPACE_PARTIALS - CUREDUCE_WORKSPACE_EXACT;
+    launch.arm_tickets = words || launch.ticket_bytes > CUREDUCE_WORKSPACE_PARTIALS - CUREDUCE_WORKSPACE_EXACT;
     launch.ticket_offset = launch.arm_tickets ? CUREDUCE_WORKSPACE_PARTIALS : CUREDUCE_WORKSPACE_EXACT;
     launch.partials_offset = max_size(CUREDUCE_WORKSPACE_PARTIALS, ceil_div(launch.ticket_offset + launch.ticket_bytes,
                                                                             CUREDUCE_WORKSPACE_ALIGNMENT) *
                                                                        CUREDUCE_WORKSPACE_ALIGNMENT);
-    launch.workspace_bytes =
-        launch.partials_offset + partials * cureduce_accumulator_bytes(problem->op, problem->transform, problem->input_type);
-    launch.armed_bytes = exact ? launch.workspace_bytes - launch.ticket_offset : launch.ticket_bytes;
+    launch.workspace_bytes = launch.partials_offset + partial_bytes;
+    launch.armed_bytes = words ? launch.workspace_bytes - launch.ticket_offset : launch.ticket_bytes;
   }
   return launch;
 }

@@ -25,7 +25,8 @@ typedef struct cureduce_shape_launch {
   size_t workspace_bytes; /* 0: the launch needs none */
   /* The tickets lie where other kernels of a stream's slot write, so every launch zeroes them
    * first; few enough tickets lie where the slot is always zero between launches (execute.h). An
-   * exact sum's words, after its tickets, are zeroed with them: armed_bytes from ticket_offset. */
+   * exact sum's words, and argmin's and argmax's split words of columns, after the tickets, are
+   * zeroed with them: armed_bytes from ticket_offset. */
   bool arm_tickets;
   size_t armed_bytes;
 } cureduce_shape_launch;

@@ -188,6 +188,14 @@ MUTANTS = [
      "return tag_bits == 0 ? 2 * p + lane : p;",
      "return tag_bits == 0 ? 2 * p + 1 - lane : p;",
      ("test-gpu-shapes", "bf16"), "test_keyed_columns", "16-bit min and max key lanes report each other's columns"),
+    ("column_tiles.cu",
+     "unsigned row_half(u64 row) { return ~(unsigned)row; }",
+     "unsigned row_half(u64 row) { return (unsigned)row; }",
+     ("test-gpu-shapes", "u8"), "test_keyed_columns", "split words of arg columns keep the last row of a tie"),
+    ("column_tiles.cu",
+     "unsigned key_half(unsigned bits) { return bits ^ 0x80000000u; }",
+     "unsigned key_half(unsigned bits) { return bits; }",
+     ("test-gpu-shapes", "f32"), "test_rows_and_columns", "split words of arg columns order keys as unsigned"),
 ]
 
 
