@@ -187,9 +187,43 @@ START_TEST(test_two_threads_two_streams) {
 }
 END_TEST
 
+/* The same bytes as one column of n rows, in a workspace of garbage: a column this tall keeps its
+ * splits' partials (a split word holds rows below 2^32 - 1: column_tiles.cu, shape.c's
+ * column_split_words), and its rows past 2^32 must come out whole. */
+static void check_one_tall_column(const harness_gpu *gpu, cureduce_op op, CUdeviceptr input, size_t n,
+                                  const cureduce_ref_result *expected) {
+  cureduce_problem problem;
+  cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_COLUMNS, op, CUREDUCE_U8, CUREDUCE_U8, n, 1, 1);
+  cureduce_plan *plan;
+  ck_assert_msg(cureduce_plan_create(&plan, gpu->context, &problem, NULL) == CUREDUCE_STATUS_OK, "%s",
+                cureduce_last_error_detail());
+  cureduce_plan_info info;
+  cureduce_spec spec;
+  ck_assert(cureduce_plan_describe(plan, &info) == CUREDUCE_STATUS_OK);
+  ck_assert(cureduce_spec_parse(info.spec, &spec) == CUREDUCE_STATUS_OK);
+  ck_assert_msg(spec.splits > 1, "%s: one split, no partials to keep", info.spec);
+  size_t bytes, alignment;
+  ck_assert(cureduce_plan_workspace_size(plan, &bytes, &alignment) == CUREDUCE_STATUS_OK);
+  CUdeviceptr workspace = harness_device_alloc(gpu, bytes), output = harness_device_alloc(gpu, sizeof(cureduce_value));
+  ck_assert(gpu->cu->cuMemsetD8(workspace, 0xA5, bytes) == CUDA_SUCCESS);
+  ck_assert(gpu->cu->cuMemsetD8(output, 0xA5, sizeof(cureduce_value)) == CUDA_SUCCESS);
+  ck_assert_msg(cureduce_plan_execute(plan, (const void *)(uintptr_t)input, (void *)(uintptr_t)output,
+                                      (void *)(uintptr_t)workspace, bytes, NULL) == CUREDUCE_STATUS_OK,
+                "%s: %s", info.spec, cureduce_last_error_detail());
+  cureduce_value got = {.index = -1};
+  harness_download(gpu, &got, output, cureduce_result_bytes(op, CUREDUCE_U8));
+  char why[256];
+  ck_assert_msg(cureduce_ref_matches(op, CUREDUCE_U8, &got, expected, why, sizeof why),
+                "%s of a column of %zu u8 (%s): %s", cureduce_op_name(op), n, info.spec, why);
+  gpu->cu->cuMemFree(workspace);
+  gpu->cu->cuMemFree(output);
+  cureduce_plan_destroy(plan);
+}
+
 /* More than 2^32 elements: sums, a minimum whose only occurrence lies past index 2^32, and a
  * maximum held at 1000 and again past 2^32, at an index whose low 32 bits are smaller (17): the first
- * is 1000, which a fold of the low words alone would miss. */
+ * is 1000, which a fold of the low words alone would miss; argmin and argmax again of the same
+ * bytes as one column. */
 START_TEST(test_more_than_2_pow_32_elements) {
   harness_gpu gpu = harness_gpu_open();
   const size_t n = ((size_t)1 << 32) + 4099, offset = 3;
@@ -218,6 +252,8 @@ START_TEST(test_more_than_2_pow_32_elements) {
       ck_assert_int_eq(got.index, (int64_t)low_at);
     if (ops[o] == CUREDUCE_OP_ARGMAX)
       ck_assert_int_eq(got.index, (int64_t)high_at);
+    if (ops[o] == CUREDUCE_OP_ARGMIN || ops[o] == CUREDUCE_OP_ARGMAX)
+      check_one_tall_column(&gpu, ops[o], device + offset, n, &expected);
   }
   gpu.cu->cuMemFree(device);
   free(host);
