@@ -86,10 +86,11 @@ static const size_t slot_partials_bytes = CUREDUCE_WORKSPACE_MAX_BYTES - CUREDUC
  * splits into one 8-byte word a column, which the launch zeroes (column_tiles.cu, split_word),
  * so their splits take no more workspace than one split's. */
 enum { SPLIT_WORD_BYTES = 8 };
+static const uint64_t split_word_rows_below = 0xffffffffull; /* split_word::rows_below */
 static bool column_split_words(const cureduce_problem *problem) {
   return cureduce_op_is_arg(problem->op) &&
          cureduce_dtype_size(cureduce_mapped_type(problem->transform, problem->input_type)) <= 4 &&
-         problem->rows < 0xffffffffull;
+         problem->rows < split_word_rows_below;
 }
 
 /* Workspace bytes of a columns launch's partials: a word a column, or an accumulator a column a split. */
