@@ -196,6 +196,11 @@ MUTANTS = [
      "unsigned key_half(unsigned bits) { return bits ^ 0x80000000u; }",
      "unsigned key_half(unsigned bits) { return bits; }",
      ("test-gpu-shapes", "f32"), "test_rows_and_columns", "split words of arg columns order keys as unsigned"),
+    ("column_tiles.cu",
+     "if constexpr (split_word<A>::packs) return shape.rows < split_word<A>::rows_below;",
+     "if constexpr (split_word<A>::packs) return true;",
+     ("test-gpu-semantics", "", "runs"), "test_more_than_2_pow_32_elements",
+     "split words of arg columns hold columns of 2^32 - 1 rows or more, whose words no launch zeroed"),
 ]
 
 
