@@ -259,7 +259,7 @@ static column_fit column_fit_of(const cureduce_problem *problem, cureduce_spec s
                       min_size(min_size(blocks, resident) * block_bytes, matrix_bytes)};
 }
 
-/* Tiles across a row at most, where a narrower tile only saves a word splits (below). */
+/* The most tiles across a row that a tile narrowed only to save a word splits may make (below). */
 enum { SPLIT_WORD_TILES_ACROSS_MAX = 8 };
 
 /* Whether a tile half as wide fits better: where it gives more of the blocks wanted; and where the
