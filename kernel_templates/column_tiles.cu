@@ -301,9 +301,11 @@ __device__ __forceinline__ void finish_tile(const acc_t *partials, u64 tile_firs
 // bytes each) capped the splits at a workspace slot's 127 KiB: argmin u8 of 65536 x 4096 ran in 32
 // blocks, at 28-39% of the read ceiling on an H200. A word holds the key, its sign bit flipped
 // (unsigned order), above the complement of the row: the largest word is the largest key and, of
-// its ties, the first row, whatever order the splits arrive in. The launch zeroes the words, and 0
-// is below every row's word (the complement of a row below 2^32 - 1 is not 0). The host sizes the
-// workspace alike (shape.c, column_split_words).
+// its ties, the first row, whatever order the splits arrive in. The words are zero before the
+// launch, like its tickets (a slot's armed area, or a caller's workspace zeroed on the stream
+// first), and the last block of a tile leaves its columns' words zero again; 0 is below every
+// row's word (the complement of a row below 2^32 - 1 is not 0). The host sizes the workspace alike
+// (shape.c, column_split_words).
 template <typename A> struct split_word {
   static const bool packs = false;
 };
@@ -347,12 +349,16 @@ __device__ __forceinline__ void publish_split(const A *acc, void *partials, cons
   }
 }
 
-// The last block: the tile's columns from their words, a thread a column.
+// The last block: the tile's columns from their words, a thread a column, each word zero again
+// for the next launch.
 template <typename A>
-__device__ __forceinline__ void finish_tile_words(const void *words, u64 tile_first, const shape_t &shape, void *out) {
+__device__ __forceinline__ void finish_tile_words(void *words, u64 tile_first, const shape_t &shape, void *out) {
   if constexpr (split_word<A>::packs) {
-    for (u64 c = tile_first + threadIdx.x; c < tile_first + tile_columns && c < shape.cols; c += CUREDUCE_BLOCK)
-      store_result(result_at(out, c), op::finish(split_word<A>::acc_of(__ldcg((const unsigned long long *)words + c))));
+    for (u64 c = tile_first + threadIdx.x; c < tile_first + tile_columns && c < shape.cols; c += CUREDUCE_BLOCK) {
+      unsigned long long *word = (unsigned long long *)words + c;
+      store_result(result_at(out, c), op::finish(split_word<A>::acc_of(__ldcg(word))));
+      *word = 0;
+    }
   }
 }
 

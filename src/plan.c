@@ -338,15 +338,20 @@ cureduce_status cureduce_plan_describe(const cureduce_plan *plan, cureduce_plan_
 }
 
 /* The workspace of a shaped launch, if it needs one: its tickets armed as claim_workspace says,
- * unless the launch zeroes them itself. */
+ * unless the launch arms them (arm_tickets); and the area those armed bytes lie in, already zero:
+ * a slot's (workspace.h), or 0 in the caller's workspace, where the launch zeroes them first. */
 static cureduce_status shaped_workspace(const cureduce_plan *plan, const cureduce_shape_launch *launch,
                                         CUdeviceptr given, size_t given_bytes, CUstream stream,
-                                        CUdeviceptr *workspace) {
-  *workspace = 0;
+                                        CUdeviceptr *workspace, CUdeviceptr *armed_area) {
+  *workspace = 0, *armed_area = 0;
   if (!launch->workspace_bytes)
     return CUREDUCE_STATUS_OK;
-  return claim_workspace(plan->context, given, given_bytes, stream, launch->workspace_bytes, launch->ticket_offset,
-                         launch->arm_tickets ? 0 : launch->ticket_bytes, workspace);
+  CUREDUCE_FORWARD_IF_ERROR(claim_workspace(plan->context, given, given_bytes, stream, launch->workspace_bytes,
+                                            launch->ticket_offset, launch->arm_tickets ? 0 : launch->ticket_bytes,
+                                            workspace));
+  if (!given)
+    *armed_area = cureduce_slot_armed_area(*workspace);
+  return CUREDUCE_STATUS_OK;
 }
 
 /* CUREDUCE_TUNING_ON_FIRST_USE: the first execution of an untuned shaped plan outside a graph
@@ -367,8 +372,10 @@ static cureduce_status tune_shaped_on_first_use(const cureduce_plan *plan, cured
   cureduce_status status = CUREDUCE_STATUS_OK;
   if (!cureduce_plan_tuned_record(context, &key, &record)) {
     if (plan->workspace_bytes) {
+      bool in_slot = !memory->workspace;
       CUREDUCE_FORWARD_IF_ERROR(claim_workspace(context, memory->workspace, memory->workspace_bytes, stream,
                                                 plan->workspace_bytes, 0, 0, &memory->workspace));
+      memory->armed_area = in_slot ? cureduce_slot_armed_area(memory->workspace) : 0;
     }
     memory->workspace_bytes = plan->workspace_bytes; /* what the candidates may use */
     status = cureduce_tune_shape_in_place(context, &plan->problem, memory, stream, &record);
@@ -419,18 +426,18 @@ static cureduce_status run_shaped(const cureduce_plan *plan, const execution_inp
   cureduce_shape_memory memory = {(CUdeviceptr)(uintptr_t)in->input, (CUdeviceptr)(uintptr_t)output,
                                   (CUdeviceptr)(uintptr_t)in->begin, (CUdeviceptr)(uintptr_t)in->end,
                                   (CUdeviceptr)(uintptr_t)in->second, (CUdeviceptr)(uintptr_t)workspace,
-                                  workspace_bytes};
+                                  workspace_bytes, 0};
   CUREDUCE_FORWARD_IF_ERROR(explain_launch_failure(context, stream, tune_shaped_on_first_use(plan, &memory, stream)));
   cureduce_shaped_choice now = current_shaped(plan);
-  CUdeviceptr armed;
-  CUREDUCE_FORWARD_IF_ERROR(explain_launch_failure(
-      context, stream,
-      shaped_workspace(plan, &now.launch, (CUdeviceptr)(uintptr_t)workspace, workspace_bytes, stream, &armed)));
+  CUdeviceptr claimed, armed_area;
+  CUREDUCE_FORWARD_IF_ERROR(explain_launch_failure(context, stream,
+                                                   shaped_workspace(plan, &now.launch, (CUdeviceptr)(uintptr_t)workspace,
+                                                                    workspace_bytes, stream, &claimed, &armed_area)));
   cureduce_shape_argument shape = {problem->rows, problem->cols, problem->leading_dimension, memory.begin, memory.end};
   return explain_launch_failure(context, stream,
                                 cureduce_launch_shaped(context->driver, &now.choice.spec, now.choice.kernel,
                                                        &now.launch, memory.input, memory.second, &shape,
-                                                       memory.output, armed, stream));
+                                                       memory.output, claimed, armed_area, stream));
 }
 
 /* Runs a plan with the context current. */

@@ -83,7 +83,7 @@ static size_t even_passes(size_t units, size_t slots) {
 static const size_t slot_partials_bytes = CUREDUCE_WORKSPACE_MAX_BYTES - CUREDUCE_WORKSPACE_PARTIALS - 4096;
 
 /* argmin and argmax columns of keys of 32 bits or fewer and fewer than 2^32 - 1 rows fold their
- * splits into one 8-byte word a column, which the launch zeroes (column_tiles.cu, split_word),
+ * splits into one 8-byte word a column, armed like the tickets (column_tiles.cu, split_word),
  * so their splits take no more workspace than one split's. */
 enum { SPLIT_WORD_BYTES = 8 };
 static const uint64_t split_word_rows_below = 0xffffffffull; /* split_word::rows_below */
@@ -407,7 +407,7 @@ cureduce_shape_launch cureduce_shape_geometry(const cureduce_spec *spec, const c
   }
   }
   if (tickets) {
-    /* Words must be zero before the launch, like its tickets: the launch zeroes both. */
+    /* Words must be zero before the launch, like its tickets: both are armed (shape.h). */
     launch.ticket_bytes = 4 * tickets;
     launch.arm_tickets = words || launch.ticket_bytes > CUREDUCE_WORKSPACE_PARTIALS - CUREDUCE_WORKSPACE_EXACT;
     launch.ticket_offset = launch.arm_tickets ? CUREDUCE_WORKSPACE_PARTIALS : CUREDUCE_WORKSPACE_EXACT;
@@ -420,14 +420,25 @@ cureduce_shape_launch cureduce_shape_geometry(const cureduce_spec *spec, const c
   return launch;
 }
 
+/* Where byte `offset` of a launch's workspace lies: in the armed area, where the caller gives one
+ * and the byte is among the armed ones, else in the workspace. */
+static CUdeviceptr workspace_byte(const cureduce_shape_launch *launch, CUdeviceptr workspace, CUdeviceptr armed_area,
+                                  size_t offset) {
+  if (!workspace)
+    return 0;
+  bool armed = launch->arm_tickets && offset >= launch->ticket_offset &&
+               offset < launch->ticket_offset + launch->armed_bytes;
+  return armed && armed_area ? armed_area + (offset - launch->ticket_offset) : workspace + offset;
+}
+
 cureduce_status cureduce_launch_shaped(const cureduce_driver *driver, const cureduce_spec *spec, CUfunction kernel,
                                        const cureduce_shape_launch *launch, CUdeviceptr input, CUdeviceptr second,
                                        const cureduce_shape_argument *shape, CUdeviceptr output,
-                                       CUdeviceptr workspace, CUstream stream) {
+                                       CUdeviceptr workspace, CUdeviceptr armed_area, CUstream stream) {
   CUREDUCE_RETURN_ERROR_IF(launch->workspace_bytes && !workspace, INVALID_ARGUMENT, "this launch needs a workspace");
-  CUdeviceptr tickets = workspace ? workspace + launch->ticket_offset : 0;
-  CUdeviceptr partials = workspace ? workspace + launch->partials_offset : 0;
-  if (launch->arm_tickets)
+  CUdeviceptr tickets = workspace_byte(launch, workspace, armed_area, launch->ticket_offset);
+  CUdeviceptr partials = workspace_byte(launch, workspace, armed_area, launch->partials_offset);
+  if (launch->arm_tickets && !armed_area)
     CUREDUCE_CU(driver->cuMemsetD32Async(tickets, 0, launch->armed_bytes / 4, stream));
   cureduce_shape_argument argument = *shape;
   void *parameters[] = {&input, &argument, &output, &partials, &tickets, &second};

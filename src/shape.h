@@ -23,10 +23,10 @@ typedef struct cureduce_shape_launch {
   size_t ticket_offset, ticket_bytes;
   size_t partials_offset;
   size_t workspace_bytes; /* 0: the launch needs none */
-  /* The tickets lie where other kernels of a stream's slot write, so every launch zeroes them
-   * first; few enough tickets lie where the slot is always zero between launches (execute.h). An
-   * exact sum's words, and argmin's and argmax's split words of columns, after the tickets, are
-   * zeroed with them: armed_bytes from ticket_offset. */
+  /* Few enough tickets lie where a slot is always zero between launches (execute.h); more are
+   * armed: zeroed on the stream before the launch, or kept in a slot's armed area, which every
+   * launch leaves zero (workspace.h). An exact sum's words, and argmin's and argmax's split words
+   * of columns, after the tickets, are armed with them: armed_bytes from ticket_offset. */
   bool arm_tickets;
   size_t armed_bytes;
 } cureduce_shape_launch;
@@ -59,11 +59,12 @@ size_t cureduce_shape_tune_space(const cureduce_problem *problem, int sm_count, 
                                  size_t workspace_limit, cureduce_spec *out, size_t max);
 
 /* Launches a shaped kernel on input (x) and, for a map of two inputs, second (y; else 0);
- * `workspace` holds the launch's workspace_bytes, its tickets zero unless arm_tickets. The context
- * must be current. */
+ * `workspace` holds the launch's workspace_bytes, its tickets zero unless arm_tickets. The armed
+ * bytes of an arm_tickets launch lie at `armed_area` where it is not 0 (a slot's, already zero:
+ * workspace.h), else in the workspace, zeroed on the stream first. The context must be current. */
 cureduce_status cureduce_launch_shaped(const cureduce_driver *driver, const cureduce_spec *spec, CUfunction kernel,
                                        const cureduce_shape_launch *launch, CUdeviceptr input, CUdeviceptr second,
                                        const cureduce_shape_argument *shape, CUdeviceptr output,
-                                       CUdeviceptr workspace, CUstream stream);
+                                       CUdeviceptr workspace, CUdeviceptr armed_area, CUstream stream);
 
 #endif

@@ -278,13 +278,14 @@ cureduce_status cureduce_tune_compile_shapes(const cureduce_tune_shape *shapes, 
 enum { MOST_REPS = 16 };
 
 /* The device memory the timed calls use: a single pass's workspace is a stream's slot; a shaped
- * launch's, the tuner's own (zeroed once: the kernels leave their tickets zero) or the caller's.
- * begin and end: a segments problem's offsets. */
+ * launch's, the tuner's own (zeroed once: the kernels leave their tickets zero) or the caller's,
+ * with an armed area (workspace.h) where the plan's launch would find one: the tuner's own, or
+ * the slot's. begin and end: a segments problem's offsets. */
 typedef struct bench_state {
   cureduce_context *context;
   CUstream stream;
   CUevent marks[MOST_REPS + 1];
-  CUdeviceptr input, output, workspace, begin, end;
+  CUdeviceptr input, output, workspace, armed_area, begin, end;
   CUdeviceptr second; /* y of a map of two inputs, as many elements as input; else 0 */
 } bench_state;
 
@@ -342,8 +343,10 @@ static cureduce_status launch_once(bench_state *b, const cureduce_spec *spec, CU
     return cureduce_launch_single_pass(c->driver, spec, kernel, t->grid, b->input, (size_t)problem->n, b->output,
                                        b->workspace, b->second, b->stream);
   cureduce_shape_argument shape = {problem->rows, problem->cols, problem->leading_dimension, b->begin, b->end};
+  /* A plan's launch arms its bytes in place, not in a slot, where its workspace outgrows a slot. */
+  CUdeviceptr armed_area = t->shaped.workspace_bytes <= CUREDUCE_SLOT_BYTES ? b->armed_area : 0;
   return cureduce_launch_shaped(c->driver, spec, kernel, &t->shaped, b->input, b->second, &shape, b->output,
-                                b->workspace, b->stream);
+                                b->workspace, armed_area, b->stream);
 }
 
 /* Median of `reps` queued calls of spec on the problem, after a warm-up call if asked. */
@@ -702,11 +705,15 @@ static cureduce_status tune_one_shape(bench_state *b, const cureduce_tune_shape 
     ALLOCATE(b->second, elements * element + 16);
   ALLOCATE(b->output, (size_t)cureduce_problem_results(p) * cureduce_result_size(p->op, p->output_type));
   ALLOCATE(b->workspace, limit);
+  ALLOCATE(b->armed_area, CUREDUCE_SLOT_ARMED_BYTES);
   if (segments)
     ALLOCATE(offsets, ((size_t)p->rows + 1) * 8);
 #undef ALLOCATE
   if (status == CUREDUCE_STATUS_OK)
     status = cureduce_driver_check(cu->cuMemsetD8(b->workspace, 0, limit), "cuMemsetD8", __FILE__, __LINE__);
+  if (status == CUREDUCE_STATUS_OK)
+    status = cureduce_driver_check(cu->cuMemsetD8(b->armed_area, 0, CUREDUCE_SLOT_ARMED_BYTES), "cuMemsetD8", __FILE__,
+                                   __LINE__);
   if (status == CUREDUCE_STATUS_OK && segments)
     status = upload_segments(cu, offsets, p->rows, shape->segment_length);
   b->begin = offsets, b->end = offsets + 8;
@@ -717,7 +724,7 @@ static cureduce_status tune_one_shape(bench_state *b, const cureduce_tune_shape 
   if (status == CUREDUCE_STATUS_OK)
     status = tune_shape(b, p, elements * element * cureduce_transform_inputs(p->transform), quick, limit, record);
   cu->cuStreamSynchronize(b->stream);
-  CUdeviceptr *owned[] = {&b->input, &b->second, &b->output, &b->workspace, &offsets};
+  CUdeviceptr *owned[] = {&b->input, &b->second, &b->output, &b->workspace, &b->armed_area, &offsets};
   for (size_t i = 0; i < COUNT(owned); i++)
     if (*owned[i])
       cu->cuMemFree(*owned[i]), *owned[i] = 0;
@@ -793,8 +800,8 @@ cureduce_status cureduce_tune_shape_in_place(cureduce_context *context, const cu
                                              cureduce_tune_record *record) {
   const cureduce_driver *cu = context->driver;
   bench_state b = {.context = context, .stream = stream, .input = memory->input, .output = memory->output,
-                   .workspace = memory->workspace, .begin = memory->begin, .end = memory->end,
-                   .second = memory->second};
+                   .workspace = memory->workspace, .armed_area = memory->armed_area, .begin = memory->begin,
+                   .end = memory->end, .second = memory->second};
   CUREDUCE_CU(cu->cuStreamSynchronize(stream)); /* the caller's input must be ready */
   if (memory->workspace_bytes) /* the kernels leave their tickets zero: once is enough */
     CUREDUCE_CU(cu->cuMemsetD8Async(memory->workspace, 0, memory->workspace_bytes, stream));

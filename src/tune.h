@@ -113,6 +113,7 @@ typedef struct cureduce_shape_memory {
   CUdeviceptr second; /* y of a map of two inputs; else 0 */
   CUdeviceptr workspace; /* workspace_bytes of it, zeroed here before the timing */
   size_t workspace_bytes;
+  CUdeviceptr armed_area; /* the slot's armed area where workspace is a stream's slot (workspace.h); else 0 */
 } cureduce_shape_memory;
 
 /* CUREDUCE_TUNING_ON_FIRST_USE for a shaped plan: tunes the problem's key with the quick space,

@@ -18,7 +18,7 @@ static uintptr_t stream_key(void *stream) {
 }
 
 size_t cureduce_workspace_bytes(unsigned slot_count) {
-  return (size_t)slot_count * CUREDUCE_SLOT_BYTES + CUREDUCE_RESULT_CELLS * CUREDUCE_RESULT_CELL_BYTES;
+  return (size_t)slot_count * CUREDUCE_SLOT_STRIDE + CUREDUCE_RESULT_CELLS * CUREDUCE_RESULT_CELL_BYTES;
 }
 
 cureduce_status cureduce_workspace_create(cureduce_workspace *workspace, const cureduce_driver *driver,
@@ -63,7 +63,7 @@ cureduce_status cureduce_workspace_slot(cureduce_workspace *workspace, void *str
   uintptr_t key = stream_key(stream);
   for (unsigned i = 0; i < workspace->slot_count; i++)
     if (atomic_load_explicit(&workspace->owners[i], memory_order_acquire) == key) {
-      *slot = workspace->base + (CUdeviceptr)i * CUREDUCE_SLOT_BYTES;
+      *slot = workspace->base + (CUdeviceptr)i * CUREDUCE_SLOT_STRIDE;
       return CUREDUCE_STATUS_OK;
     }
   /* Two threads claiming for one stream at once may take two slots; both stay valid, since one
@@ -71,7 +71,7 @@ cureduce_status cureduce_workspace_slot(cureduce_workspace *workspace, void *str
   for (unsigned i = 0; i < workspace->slot_count; i++) {
     uintptr_t expected = FREE_SLOT;
     if (atomic_compare_exchange_strong(&workspace->owners[i], &expected, key)) {
-      *slot = workspace->base + (CUdeviceptr)i * CUREDUCE_SLOT_BYTES;
+      *slot = workspace->base + (CUdeviceptr)i * CUREDUCE_SLOT_STRIDE;
       return CUREDUCE_STATUS_OK;
     }
   }
@@ -99,7 +99,7 @@ CUdeviceptr cureduce_workspace_claim_cell(cureduce_workspace *workspace, unsigne
   workspace->cells_in_use |= (uint64_t)1 << free_cell;
   pthread_mutex_unlock(&workspace->cells_lock);
   *cell = free_cell;
-  return workspace->base + (CUdeviceptr)workspace->slot_count * CUREDUCE_SLOT_BYTES +
+  return workspace->base + (CUdeviceptr)workspace->slot_count * CUREDUCE_SLOT_STRIDE +
          (CUdeviceptr)free_cell * CUREDUCE_RESULT_CELL_BYTES;
 }
 

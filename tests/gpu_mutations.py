@@ -201,6 +201,11 @@ MUTANTS = [
      "if constexpr (split_word<A>::packs) return true;",
      ("test-gpu-semantics", "", "runs"), "test_more_than_2_pow_32_elements",
      "split words of arg columns hold columns of 2^32 - 1 rows or more, whose words no launch zeroed"),
+    ("column_tiles.cu",
+     "      *word = 0;\n",
+     "",
+     ("test-gpu-semantics", "", "runs"), "test_slot_armed_area_left_zero",
+     "split words are left in a slot's armed area for the next launch"),
 ]
 
 

@@ -348,6 +348,79 @@ START_TEST(test_workspace_slots) {
 }
 END_TEST
 
+/* argmin of each column of `host` (rows x cols f32) by the plan in the default stream's slot,
+ * against the host reference, the output poisoned first. */
+static void check_argmin_columns_in_slot(const harness_gpu *gpu, cureduce_plan *plan, const float *host, size_t rows,
+                                         size_t cols, CUdeviceptr input, CUdeviceptr output, const char *what) {
+  size_t result_bytes = cureduce_result_bytes(CUREDUCE_OP_ARGMIN, CUREDUCE_F32);
+  harness_upload(gpu, input, host, rows * cols * sizeof *host);
+  ck_assert(gpu->cu->cuMemsetD8(output, 0xA5, cols * result_bytes) == CUDA_SUCCESS);
+  ck_assert_msg(cureduce_plan_execute(plan, (const void *)(uintptr_t)input, (void *)(uintptr_t)output, NULL, 0, NULL) ==
+                    CUREDUCE_STATUS_OK,
+                "%s", cureduce_last_error_detail());
+  unsigned char *got = malloc(cols * result_bytes);
+  float *columns = malloc(rows * cols * sizeof *columns);
+  ck_assert(got && columns);
+  harness_download(gpu, got, output, cols * result_bytes);
+  cureduce_problem problem;
+  cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_ARGMIN, CUREDUCE_F32, CUREDUCE_F32, rows,
+                               cols, cols);
+  cureduce_ref_gather_columns(&problem, host, 0, cols, columns);
+  for (size_t c = 0; c < cols; c++) {
+    cureduce_ref_result expected =
+        cureduce_ref_expected(CUREDUCE_OP_ARGMIN, CUREDUCE_F32, CUREDUCE_F32, columns + c * rows, rows);
+    cureduce_value value = {.index = -1};
+    memcpy(&value, got + c * result_bytes, result_bytes);
+    char why[256];
+    ck_assert_msg(cureduce_ref_matches(CUREDUCE_OP_ARGMIN, CUREDUCE_F32, &value, &expected, why, sizeof why),
+                  "argmin of column %zu of %zu x %zu f32, %s: %s", c, rows, cols, what, why);
+  }
+  free(columns);
+  free(got);
+}
+
+/* A slot's armed area (workspace.h) is zero before every launch that arms bytes there, with no
+ * memset on the stream: each launch leaves it zero. Split words left by a first argmin would
+ * win every column of a second whose elements all lie above the first's. */
+START_TEST(test_slot_armed_area_left_zero) {
+  harness_gpu gpu = harness_gpu_open();
+  const size_t rows = 3000, cols = 1000, n = rows * cols;
+  cureduce_problem problem;
+  cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_ARGMIN, CUREDUCE_F32, CUREDUCE_F32, rows,
+                               cols, cols);
+  cureduce_plan *plan;
+  ck_assert_msg(cureduce_plan_create(&plan, gpu.context, &problem, NULL) == CUREDUCE_STATUS_OK, "%s",
+                cureduce_last_error_detail());
+  cureduce_plan_info info;
+  cureduce_spec spec;
+  ck_assert(cureduce_plan_describe(plan, &info) == CUREDUCE_STATUS_OK);
+  ck_assert(cureduce_spec_parse(info.spec, &spec) == CUREDUCE_STATUS_OK);
+  ck_assert_msg(spec.splits > 1 && info.workspace_bytes <= CUREDUCE_SLOT_BYTES, "%s: no split words in a slot (%zu bytes)",
+                info.spec, info.workspace_bytes);
+  float *low = malloc(n * sizeof *low), *high = malloc(n * sizeof *high);
+  ck_assert(low && high);
+  cureduce_ref_fill(CUREDUCE_OP_ARGMIN, CUREDUCE_F32, low, n);
+  cureduce_ref_fill(CUREDUCE_OP_ARGMIN, CUREDUCE_F32, high, n);
+  float low_max = low[0], high_min = high[0];
+  for (size_t i = 0; i < n; i++)
+    low_max = fmaxf(low_max, low[i]), high_min = fminf(high_min, high[i]);
+  for (size_t i = 0; i < n; i++)
+    high[i] += low_max - high_min + 1.0f;
+  CUdeviceptr input = harness_device_alloc(&gpu, n * sizeof(float)), output = harness_device_alloc(&gpu, cols * 16);
+  check_argmin_columns_in_slot(&gpu, plan, low, rows, cols, input, output, "first");
+  check_argmin_columns_in_slot(&gpu, plan, high, rows, cols, input, output, "second, every element above the first's");
+  ck_assert(cureduce_plan_describe(plan, &info) == CUREDUCE_STATUS_OK);
+  ck_assert(cureduce_spec_parse(info.spec, &spec) == CUREDUCE_STATUS_OK);
+  ck_assert_msg(spec.splits > 1, "%s: tuned to one split, no words left to see", info.spec);
+  gpu.cu->cuMemFree(input);
+  gpu.cu->cuMemFree(output);
+  free(low);
+  free(high);
+  cureduce_plan_destroy(plan);
+  harness_gpu_close(&gpu);
+}
+END_TEST
+
 /* A host pointer would fault the kernel and poison the context: it is refused before launch,
  * and the context still works afterwards. */
 START_TEST(test_host_pointer_refused) {
@@ -471,6 +544,7 @@ int main(void) {
   harness_add_test(runs, test_more_than_2_pow_32_elements);
   harness_add_loop_test(runs, test_arg_ties_and_nan_at_the_end, 0, 4);
   harness_add_test(runs, test_workspace_slots);
+  harness_add_test(runs, test_slot_armed_area_left_zero);
   harness_add_test(runs, test_host_pointer_refused);
   harness_add_test(runs, test_stream_of_another_context_refused);
   harness_add_test(runs, test_tuning_on_first_use);

@@ -6,19 +6,20 @@
  * the same thing).
  *
  * Device memory: cureduce_context_create() allocates one block of device memory, the library's
- * workspace: `settings.max_streams` slots of 132,096 bytes and 64 result cells of 24 bytes (2.0 MiB
- * with the default 16 slots), freed by cureduce_context_destroy(). Each stream that runs a
- * multi-block reduction without a workspace of its own is given one slot on first use and keeps it
- * until cureduce_release_stream() or cureduce_context_destroy(); each cureduce_reduce_to_host()
- * call holds a result cell while it runs. A plan executed with a caller workspace uses that memory
- * and nothing else (a shaped plan whose workspace is larger than a slot must be given one). Besides
- * these, only cureduce_tune() and cureduce_tune_problems() allocate: their random timing data (and
- * for shapes, results, a workspace and offsets), freed before they return. Executing a plan or
- * calling cureduce_reduce() neither allocates nor synchronizes (CUREDUCE_TUNING_ON_FIRST_USE
- * aside: it tunes on the caller's buffers and waits for the stream, once per size bucket or shape
- * class). Graph capture: capture cureduce_plan_execute() with a caller
- * workspace; a call that would use the library's workspace during capture is refused.
- * Calls on different streams run concurrently; calls on one stream are ordered by the stream.
+ * workspace: `settings.max_streams` slots of 263,168 bytes (132,096 of workspace, then 131,072 that
+ * the launches keep zero) and 64 result cells of 24 bytes (4.0 MiB with the default 16 slots),
+ * freed by cureduce_context_destroy(). Each stream that runs a multi-block reduction without a
+ * workspace of its own is given one slot on first use and keeps it until cureduce_release_stream()
+ * or cureduce_context_destroy(); each cureduce_reduce_to_host() call holds a result cell while it
+ * runs. A plan executed with a caller workspace uses that memory and nothing else (a shaped plan
+ * whose workspace is larger than a slot must be given one). Besides these, only cureduce_tune() and
+ * cureduce_tune_problems() allocate: their random timing data (and for shapes, results, a
+ * workspace, 131,072 bytes kept zero like a slot's, and offsets), freed before they return.
+ * Executing a plan or calling cureduce_reduce() neither allocates nor synchronizes
+ * (CUREDUCE_TUNING_ON_FIRST_USE aside: it tunes on the caller's buffers and waits for the stream,
+ * once per size bucket or shape class). Graph capture: capture cureduce_plan_execute() with a
+ * caller workspace; a call that would use the library's workspace during capture is refused. Calls
+ * on different streams run concurrently; calls on one stream are ordered by the stream.
  *
  * Determinism: for a given GPU, kernel configuration and input address, a reduction gives the
  * bitwise same result on every run. There are no floating-point atomics. CUREDUCE_OP_EXACT_SUM
