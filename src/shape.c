@@ -321,9 +321,10 @@ static cureduce_spec columns_heuristic(const cureduce_problem *problem, int sm_c
    * round in flight takes 92-96 registers (ptxas 13.0), more than a block of 1024 gives a thread
    * (64): ptxas then issued two to four of its loads at a time, and spilled. So their blocks stay
    * at 256, two of them an SM (64K registers), which is what the tiles are fitted for. Maps other
-   * than abs give keys of another type, which take the element path (CUREDUCE_KEYED_COLUMNS). */
-  bool keys_of_input = problem->transform == CUREDUCE_TRANSFORM_NONE || problem->transform == CUREDUCE_TRANSFORM_ABS;
-  bool tagged = cureduce_op_is_arg(problem->op) && element <= 2 && spec.vector_bytes % 4 == 0 && keys_of_input;
+   * than abs give keys of another type, which take the element path (vector_loads.cuh's
+   * CUREDUCE_KEEPS_TYPE, the kernels' twin of keeps_type). */
+  bool keeps_type = problem->transform == CUREDUCE_TRANSFORM_NONE || problem->transform == CUREDUCE_TRANSFORM_ABS;
+  bool tagged = cureduce_op_is_arg(problem->op) && element <= 2 && spec.vector_bytes % 4 == 0 && keeps_type;
   if (tagged)
     spec.unroll = element == 1 ? 16 : 8, spec.blocks_per_sm = 2;
   column_fit fit = fit_column_tiles(problem, spec, sm_count);

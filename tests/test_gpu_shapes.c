@@ -525,9 +525,10 @@ START_TEST(test_keyed_columns) {
   static const keyed_tile few_rows[] = {{4, 4, 256, 4, 1},  {4, 4, 256, 4, 3},  {8, 4, 256, 4, 1},
                                         {8, 4, 256, 4, 3},  {16, 4, 256, 4, 1}, {16, 4, 256, 4, 3},
                                         {4, 4, 64, 64, 1}, {16, 16, 32, 32, 1}};
-  check_keyed_columns(3001, 48, (uint64_t)cureduce_ref_random_range(1, 3000), few_rows, 8);
+  check_keyed_columns(3001, 48, (uint64_t)cureduce_ref_random_range(1, 3000), few_rows,
+                      (int)(sizeof few_rows / sizeof few_rows[0]));
   static const keyed_tile every_row[] = {{4, 4, 32, 32, 1}, {16, 8, 32, 32, 1}};
-  check_keyed_columns(65536 + 3001, 16, 65536, every_row, 2);
+  check_keyed_columns(65536 + 3001, 16, 65536, every_row, (int)(sizeof every_row / sizeof every_row[0]));
 }
 END_TEST
 
