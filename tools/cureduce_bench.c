@@ -58,7 +58,8 @@ static void usage(FILE *out) {
         "                    mean:f64->f64/single_pass/b256/u8/v16/g5, or with --shapes\n"
         "                    sum:f32->f32/column_tiles/b256/u8/v16/g8/t256/c0/s1 (a shape it\n"
         "                    does not fit gets a # line saying why, another operation or type a\n"
-        "                    line on stderr); default: each plan's own\n"
+        "                    line on stderr; a text that does not parse is refused at once);\n"
+        "                    default: each plan's own\n"
         "  --ops LIST        operations, e.g. sum,max (sum, prod, min, max, argmin, argmax;\n"
         "                    float types only: exact_sum, norm2, mean, variance, sample_variance,\n"
         "                    std, sample_std, logsumexp, which CUB has no column for but norm2's\n"
@@ -192,7 +193,15 @@ static bool parse_option(int c, void *into, const char **why) {
     o->expression = optarg, o->transform = CUREDUCE_TRANSFORM_EXPRESSION;
     *why = "--expression instead of --transform, not both";
     break;
-  case 'P': o->spec = optarg; break;
+  case 'P': { /* refused here, not call by call: a typo would leave every row of the table out */
+    static char spec_why[512]; /* a parse error says what it found in a line */
+    cureduce_spec parsed;
+    o->spec = optarg;
+    ok = cureduce_spec_parse(optarg, &parsed) == CUREDUCE_STATUS_OK;
+    snprintf(spec_why, sizeof spec_why, "--spec: %s", cureduce_last_error_detail());
+    *why = spec_why;
+    break;
+  }
   case 'C':
     ok = parse_cols(optarg, &o->cols_mask);
     *why = "--cols takes a comma list of column counts, powers of two from 2, e.g. 2^16,2^20";
