@@ -8,7 +8,7 @@ test trips over it first. With --check (no GPU: a CPU suite of its own), it only
 every mutation still applies, exactly once, to today's templates, so that a change to the kernels
 cannot leave a mutant behind that no longer mutates anything.
 
-usage: gpu_mutations.py [--check] [--jobs N] [--only FILES] [--match TEXT] SOURCE_ROOT
+usage: gpu_mutations.py [--check] [--jobs N] [--only FILES] [--match TEXT]... SOURCE_ROOT
 The GPU run needs what the build needs (libcheck through PKG_CONFIG_PATH) and a GPU. Exit status:
 0 every mutant applies (and, without --check, is caught), 1 otherwise, 2 bad usage.
 """
@@ -284,8 +284,9 @@ def main():
     parser.add_argument("--jobs", type=int, default=3, help="mutants built and run at once (default 3)")
     parser.add_argument("--only", metavar="FILES", help="only the mutants of these templates, comma-separated, "
                                                           "e.g. exact_groups.cu,exact_rows.cu")
-    parser.add_argument("--match", metavar="TEXT", help="only the mutants whose description holds TEXT, "
-                                                          "e.g. moments")
+    parser.add_argument("--match", metavar="TEXT", action="append",
+                        help="only the mutants whose description holds TEXT (given again: any of them), "
+                             "e.g. moments")
     parser.add_argument("root", help="the source tree's root")
     args = parser.parse_args()
     if args.only:
@@ -293,9 +294,9 @@ def main():
         if not MUTANTS:
             parser.error(f"no mutant mutates {args.only}")
     if args.match:
-        MUTANTS[:] = [m for m in MUTANTS if args.match in m[5]]
+        MUTANTS[:] = [m for m in MUTANTS if any(text in m[5] for text in args.match)]
         if not MUTANTS:
-            parser.error(f"no mutant's description holds {args.match!r}")
+            parser.error(f"no mutant's description holds any of {args.match!r}")
     if args.jobs < 1:
         parser.error("--jobs takes a positive number")
     if not check(args.root):
