@@ -161,7 +161,6 @@ static bool parse_cols(const char *text, uint64_t *mask) {
 static bool parse_option(int c, void *into, const char **why) {
   options *o = into;
   bool ok = true;
-  char *end = NULL;
   switch (c) {
   case 'D':
     ok = strcmp(optarg, "exact") == 0 || strcmp(optarg, "random") == 0 || strcmp(optarg, "planted") == 0;
@@ -174,11 +173,13 @@ static bool parse_option(int c, void *into, const char **why) {
     o->flush_l2 = strcmp(optarg, "flushed") == 0;
     *why = "--l2 takes hot or flushed";
     break;
-  case 'O':
-    o->offset = (size_t)strtoull(optarg, &end, 10);
-    ok = *end == '\0' && end != optarg && o->offset < 256;
+  case 'O': {
+    int offset;
+    ok = cureduce_tool_parse_int(optarg, 0, &offset) && offset < 256;
+    o->offset = ok ? (size_t)offset : 0;
     *why = "--offset takes a number of bytes below 256";
     break;
+  }
   case 'T': {
     int transform = cureduce_transform_from_name(optarg);
     ok = transform > CUREDUCE_TRANSFORM_NONE && !cureduce_transform_has_expression((cureduce_transform)transform) &&
@@ -231,12 +232,11 @@ static bool parse_option(int c, void *into, const char **why) {
       o->types[o->type_count] = o->type_count;
     break;
   case 'r':
-    o->reps = (int)strtol(optarg, &end, 10);
-    ok = *end == '\0' && end != optarg && o->reps >= 1;
+    ok = cureduce_tool_parse_int(optarg, 1, &o->reps);
     *why = "--reps takes a number of calls, at least 1";
     break;
   case 'd':
-    ok = cureduce_tool_parse_device(optarg, &o->device);
+    ok = cureduce_tool_parse_int(optarg, 0, &o->device);
     *why = "--device takes a device ordinal, 0 or more";
     break;
   case 'h': usage(stdout); exit(0);

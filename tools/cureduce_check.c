@@ -1,7 +1,6 @@
 /* cureduce-check: generates, compiles, runs and verifies one reduction per operation and input
  * type on the GPU, and prints a table. Without a GPU it says so and still generates and
  * compiles every kernel for the architecture given. */
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -28,7 +27,7 @@ static void usage(FILE *out) {
         "GPU, against a host reference in higher precision on fresh random data, and prints a table.\n"
         "Without a GPU it says so and still generates and compiles every kernel.\n"
         "\n"
-        "  -n, --count N          elements per reduction (default 1000003)\n"
+        "  -n, --count N          elements per reduction, digits or 2^K (default 1000003)\n"
         "  -d, --device N         CUDA device ordinal (default 0)\n"
         "  -a, --arch sm_XY       architecture to compile for when there is no GPU (default sm_90; 90 too)\n"
         "  -e, --emit-source SPEC print the CUDA source of one kernel spec and exit, e.g.\n"
@@ -47,26 +46,17 @@ typedef struct options {
   const char *emit_source;
 } options;
 
-/* A whole number of 1 or more, all of text, within unsigned long long; false otherwise. */
-static bool parse_count(const char *text, unsigned long long *value) {
-  char *end = NULL;
-  errno = 0;
-  *value = strtoull(text, &end, 10);
-  return end != text && *end == '\0' && text[0] != '-' && errno == 0 && *value >= 1;
-}
-
 /* One option and its argument (optarg) into o; false, with *why, for a bad value. */
 static bool parse_option(int c, void *into, const char **why) {
   options *o = into;
-  unsigned long long value = 0;
   bool ok = true;
   switch (c) {
   case 'n':
-    ok = parse_count(optarg, &value), o->count = (size_t)value;
-    *why = "--count takes a number of elements, 1 or more";
+    ok = cureduce_tool_parse_size(optarg, &o->count);
+    *why = "--count takes a number of elements, 1 or more (digits, or 2^K up to 2^47)";
     break;
   case 'd':
-    ok = cureduce_tool_parse_device(optarg, &o->device);
+    ok = cureduce_tool_parse_int(optarg, 0, &o->device);
     *why = "--device takes a device ordinal, 0 or more";
     break;
   case 'a':

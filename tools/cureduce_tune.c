@@ -114,7 +114,7 @@ static bool parse_option(int c, void *into, const char **why) {
   case OPTION_EXPORT: o->export_file = optarg; break;
   case OPTION_IMPORT: o->import_file = optarg; break;
   case OPTION_DEVICE:
-    ok = cureduce_tool_parse_device(optarg, &o->device);
+    ok = cureduce_tool_parse_int(optarg, 0, &o->device);
     *why = "--device takes a device ordinal, 0 or more";
     break;
   case OPTION_OFFLINE: o->offline = true; break;

@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,38 +25,44 @@ bool cureduce_tool_parse_command_line(const cureduce_tool_command_line *line, in
   return conflict ? refuse_command_line(line->tool, conflict) : true;
 }
 
-bool cureduce_tool_parse_device(const char *text, int *device) {
+/* Decimal digits, all of text, within unsigned long long: strtoull alone would skip spaces, take
+ * a sign (wrapping "-1" to its largest value) and saturate on overflow. */
+static bool parse_digits(const char *text, unsigned long long *value) {
   char *end;
   errno = 0;
-  long value = strtol(text, &end, 10);
-  if (end == text || *end || errno || value < 0 || value > INT_MAX)
+  *value = strtoull(text, &end, 10);
+  return text[0] >= '0' && text[0] <= '9' && *end == '\0' && errno == 0;
+}
+
+bool cureduce_tool_parse_int(const char *text, int least, int *value) {
+  unsigned long long parsed;
+  if (!parse_digits(text, &parsed) || parsed < (unsigned long long)least || parsed > INT_MAX)
     return false;
-  *device = (int)value;
+  *value = (int)parsed;
   return true;
 }
 
 bool cureduce_tool_parse_arch(const char *text, int *arch) {
-  const char *digits = strncmp(text, "sm_", 3) == 0 ? text + 3 : text;
-  char *end;
-  long value = strtol(digits, &end, 10);
-  if (end == digits || *end || value < 50 || value > 1000)
+  unsigned long long value;
+  if (!parse_digits(strncmp(text, "sm_", 3) == 0 ? text + 3 : text, &value) || value < 50 || value > 1000)
     return false;
   *arch = (int)value;
   return true;
 }
 
 bool cureduce_tool_parse_size(const char *text, size_t *size) {
-  char *end;
   if (text[0] == '2' && text[1] == '^') {
-    unsigned long exponent = strtoul(text + 2, &end, 10);
-    if (end == text + 2 || *end || exponent > 47)
+    unsigned long long exponent;
+    if (!parse_digits(text + 2, &exponent) || exponent > 47)
       return false;
     *size = (size_t)1 << exponent;
     return true;
   }
-  unsigned long long value = strtoull(text, &end, 10);
+  unsigned long long value;
+  if (!parse_digits(text, &value) || value == 0 || value > SIZE_MAX)
+    return false;
   *size = (size_t)value;
-  return end != text && *end == '\0' && value > 0 && text[0] != '-';
+  return true;
 }
 
 bool cureduce_tool_parse_names(const char *text, int (*lookup)(const char *), int *into, int max, int *count) {

@@ -21,13 +21,15 @@ typedef struct cureduce_tool_command_line {
 /* false, after "TOOL: why (--help lists the options)" on stderr, for a line the tool cannot take. */
 bool cureduce_tool_parse_command_line(const cureduce_tool_command_line *line, int argc, char **argv, void *options);
 
-/* "0", "1", ... -> a CUDA device ordinal, up to INT_MAX; false for anything else. */
-bool cureduce_tool_parse_device(const char *text, int *device);
+/* Decimal digits alone, "0", "1", ... -> a number from least to INT_MAX (a CUDA device ordinal:
+ * least 0; a count of calls: 1); false for anything else. */
+bool cureduce_tool_parse_int(const char *text, int least, int *value);
 
 /* "sm_90" or "90" -> 90; false for anything else or an architecture below sm_50. */
 bool cureduce_tool_parse_arch(const char *text, int *arch);
 
-/* "2^20" or "1048576" -> a size above 0 (powers up to 2^47); false otherwise. */
+/* "2^20" or "1048576" -> a size above 0 (powers up to 2^47, digits alone up to SIZE_MAX); false
+ * otherwise. */
 bool cureduce_tool_parse_size(const char *text, size_t *size);
 
 /* "sum,max" -> each name through lookup (its index, or -1), at most max of them; false on an
