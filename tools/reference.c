@@ -1,6 +1,7 @@
 /* The host side of every correctness check, shared by the tests and the tools: a seeded random
  * generator, f16 and bf16 conversions, random data suited to each operation, and the result of
  * each reduction computed in higher precision with the distance a correct result may have. */
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -29,8 +30,15 @@ static uint64_t splitmix(uint64_t *x) {
 uint64_t cureduce_ref_seed(void) {
   const char *given = getenv("CUREDUCE_TEST_SEED");
   uint64_t seed;
-  if (given) {
-    seed = strtoull(given, NULL, 0);
+  if (given && *given) { /* set but empty: as if unset */
+    char *end;
+    errno = 0;
+    seed = strtoull(given, &end, 0);
+    if (given[0] < '0' || given[0] > '9' || *end != '\0' || errno != 0) {
+      /* a mistyped replay would otherwise run seed 0, or 2^64 - 1, as if asked to */
+      fprintf(stderr, "CUREDUCE_TEST_SEED=%s is not a seed: digits, or 0x and hex digits, below 2^64\n", given);
+      exit(2);
+    }
   } else {
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
