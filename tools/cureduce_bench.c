@@ -2,6 +2,7 @@
  * with --ladder, every rung of the classic reduce ladder. Every timed configuration is first
  * checked: against the host reference up to 2^24 elements, against CUB's result beyond. */
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -334,6 +335,7 @@ typedef struct bench {
   CUmodule stream_module;
   CUfunction stream_kernel; /* the plain streaming kernel of the read ceiling */
   double ceiling_gbps;
+  uint64_t seed; /* the data's, printed in the header: CUREDUCE_TEST_SEED replays it */
 } bench;
 
 /* A kernel launched by hand: the read-ceiling kernel, and the plan's kernel as the host-overhead
@@ -623,19 +625,20 @@ static void print_header(const options *o, const bench *b) {
   if (o->format == FORMAT_JSON) {
     printf("{\"gpu\": \"%s\", \"arch\": %d, \"sms\": %d, \"driver\": \"%d.%d\", \"nvrtc\": \"%d.%d\", "
            "\"cub\": \"%s\", \"cureduce\": \"%s\", \"max_sm_mhz\": %d, \"max_memory_mhz\": %d, "
-           "\"read_ceiling_gbps\": %.1f, \"reps\": %d, \"l2\": \"%s\", \"data\": \"%s\", \"offset_bytes\": %zu,\n"
-           " \"rows\": [",
+           "\"read_ceiling_gbps\": %.1f, \"reps\": %d, \"l2\": \"%s\", \"data\": \"%s\", \"offset_bytes\": %zu, "
+           "\"seed\": %" PRIu64 ",\n \"rows\": [",
            d->name, d->arch, d->sm_count, driver / 1000, driver % 1000 / 10, nvrtc / 1000, nvrtc % 1000 / 10, version,
-           cureduce_version_string(), sm_mhz, memory_mhz, b->ceiling_gbps, o->reps, l2_text(o), data_text(o), o->offset);
+           cureduce_version_string(), sm_mhz, memory_mhz, b->ceiling_gbps, o->reps, l2_text(o), data_text(o), o->offset,
+           b->seed);
     return;
   }
   printf("# %s, sm_%d, %d SMs, clocks up to %d MHz (SM) and %d MHz (memory); CUDA driver %d.%d, NVRTC %d.%d, "
          "CUB %s; cureduce %s\n",
          d->name, d->arch, d->sm_count, sm_mhz, memory_mhz, driver / 1000, driver % 1000 / 10, nvrtc / 1000,
          nvrtc % 1000 / 10, version, cureduce_version_string());
-  printf("# read ceiling (16-byte loads, %.2f GB buffer, back to back): %.0f GB/s; median of %d; L2 %s; data %s; input %zu bytes "
-         "past a 256-byte boundary\n",
-         (double)b->input_bytes / 1e9, b->ceiling_gbps, o->reps, l2_text(o), data_text(o), o->offset);
+  printf("# read ceiling (16-byte loads, %.2f GB buffer, back to back): %.0f GB/s; median of %d; L2 %s; data %s (seed %" PRIu64
+         "); input %zu bytes past a 256-byte boundary\n",
+         (double)b->input_bytes / 1e9, b->ceiling_gbps, o->reps, l2_text(o), data_text(o), b->seed, o->offset);
 }
 
 static int compare_floats_double(const void *a, const void *b) {
@@ -1041,7 +1044,7 @@ int main(int argc, char **argv) {
 #else
   bool have_cub = false;
 #endif
-  cureduce_ref_seed();
+  b.seed = cureduce_ref_seed();
   allocate(&o, &b, have_cub);
   fill_input(&b, CUREDUCE_U32, true, b.input_bytes); /* all of it, for the read ceiling */
   load_stream_kernel(&b);
