@@ -113,10 +113,11 @@ typedef enum cureduce_op {
    * 0 for zero elements. */
   CUREDUCE_OP_NORM2 = 7,
   /* The statistics of the inputs' distribution, float inputs only, each in one pass over the data
-   * (the accumulator f64; cureduce_accumulator_type). Each thread adds its elements' deviations
-   * from its first element (a shift that keeps the sums small), and the threads' (count, mean,
-   * sum of squared deviations) join by Chan's pairwise formulas: the sum of squares formula's
-   * cancellation never arises. NaN if any input is NaN or an infinity occurs. An empty row, column
+   * (the accumulator f64; cureduce_accumulator_type). Every thread adds its elements' deviations
+   * from one shift, the first element of the sequence (the array, row, column or segment), and
+   * their squares; threads, blocks and partials join by adding those sums and the counts, and the
+   * finish divides once. The sums stay near the data's spread, so the sum of squares formula's
+   * cancellation never arises (README, "Statistics": the error bound). NaN if any input is NaN or an infinity occurs. An empty row, column
    * or segment gives NaN; a whole array of zero elements is EMPTY_INPUT.
    *   MEAN:            the arithmetic mean.
    *   VARIANCE:        the population variance (the squared deviations over n), and the mean;
