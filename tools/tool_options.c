@@ -34,9 +34,9 @@ static bool parse_digits(const char *text, unsigned long long *value) {
   return text[0] >= '0' && text[0] <= '9' && *end == '\0' && errno == 0;
 }
 
-bool cureduce_tool_parse_int(const char *text, int least, int *value) {
+bool cureduce_tool_parse_int(const char *text, unsigned least, int *value) {
   unsigned long long parsed;
-  if (!parse_digits(text, &parsed) || parsed < (unsigned long long)least || parsed > INT_MAX)
+  if (!parse_digits(text, &parsed) || parsed < least || parsed > INT_MAX)
     return false;
   *value = (int)parsed;
   return true;

@@ -23,7 +23,7 @@ bool cureduce_tool_parse_command_line(const cureduce_tool_command_line *line, in
 
 /* Decimal digits alone, "0", "1", ... -> a number from least to INT_MAX (a CUDA device ordinal:
  * least 0; a count of calls: 1); false for anything else. */
-bool cureduce_tool_parse_int(const char *text, int least, int *value);
+bool cureduce_tool_parse_int(const char *text, unsigned least, int *value);
 
 /* "sm_90" or "90" -> 90; false for anything else or an architecture below sm_50. */
 bool cureduce_tool_parse_arch(const char *text, int *arch);
