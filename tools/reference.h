@@ -8,9 +8,9 @@
 
 #include "cureduce/cureduce.h"
 
-/* Seeds the generator from CUREDUCE_TEST_SEED when set and not empty (a number as strtoull reads it in base
- * 0; anything else ends the process with status 2), else from the clock; returns the seed, which
- * callers print so that a failure can be replayed. */
+/* Seeds the generator from CUREDUCE_TEST_SEED when set and not empty (a number as strtoull reads
+ * it in base 0; anything else ends the process with status 2), else from the clock; returns the
+ * seed, which callers print so that a failure can be replayed. */
 uint64_t cureduce_ref_seed(void);
 uint64_t cureduce_ref_random(void);
 /* Uniform in [low, high]. */

@@ -117,8 +117,9 @@ typedef enum cureduce_op {
    * from one shift, the first element of the sequence (the array, row, column or segment), and
    * their squares; threads, blocks and partials join by adding those sums and the counts, and the
    * finish divides once. The sums stay near the data's spread, so the sum of squares formula's
-   * cancellation never arises (README, "Statistics": the error bound). NaN if any input is NaN or an infinity occurs. An empty row, column
-   * or segment gives NaN; a whole array of zero elements is EMPTY_INPUT.
+   * cancellation never arises (README, "Statistics": the error bound). NaN if any input is NaN or
+   * an infinity occurs. An empty row, column or segment gives NaN; a whole array of zero elements
+   * is EMPTY_INPUT.
    *   MEAN:            the arithmetic mean.
    *   VARIANCE:        the population variance (the squared deviations over n), and the mean;
    *   SAMPLE_VARIANCE: over n - 1 (Bessel's correction; NaN for one element);
