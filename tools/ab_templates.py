@@ -98,7 +98,11 @@ def main():
     side_b = arguments.b or "the build's own"
     print(f"# b2b us: the median of {arguments.rounds} runs a side; A: {arguments.templates}, B: {side_b}")
     for key in order:
-        a, b = (statistics.median(times[key][s]) if times[key][s] else float("nan") for s in ("A", "B"))
+        missing = [side for side in ("A", "B") if not times[key][side]]
+        if missing:  # a shape one side's kernels ran and the other's did not
+            print(f"{' '.join(key):<72} no {' or '.join(missing)} figure")
+            continue
+        a, b = (statistics.median(times[key][side]) for side in ("A", "B"))
         print(f"{' '.join(key):<72} A {a:9.2f}  B {b:9.2f}  B/A {b / a:6.3f}")
     return 0
 

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""tools/ab_templates.py against a stand-in bench, on a host without a GPU.
+
+The stand-in prints the bench's --csv rows, 100 us back to back with side A's templates, 80 with
+a third directory's and 90 with the build's own (side B's either), a row that only B prints, and a
+refusal; it fails when its kernel cache directory is shared between the sides. The A/B must
+print each row's two medians and B/A, keep the refusal, say that a row had no A figure, and
+stop with status 1 when a side fails. Usage: ab_templates_fake.py PROJECT_ROOT
+"""
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+FAKE_BENCH = r"""#!/bin/sh
+# The sides must not share a kernel cache: each writes its own marker and fails on the other's.
+side=B; [ "${CUREDUCE_TEMPLATE_DIR:-}" = "$A_DIR" ] && side=A
+[ -n "${FAIL_SIDE:-}" ] && [ "$FAIL_SIDE" = "$side" ] && { echo "bench failed on $side" >&2; exit 1; }
+for other in A B; do [ $other != $side ] && [ -e "$CUREDUCE_CACHE_DIR/$other" ] && { echo shared cache >&2; exit 1; }; done
+touch "$CUREDUCE_CACHE_DIR/$side"
+time=90; [ $side = A ] && time=100; [ "${CUREDUCE_TEMPLATE_DIR:-}" = "$B_DIR" ] && time=80
+echo "# shapes: a header"
+echo "layout,op,type,total,rows,cols,us,b2b_us,effective_gbps,pct_ceiling,cub_us,cub_b2b_us,cub_over_cureduce,spec"
+echo "columns,sum,f32,256,1,256,1.0,$time.0,1,1,-,-,-,sum:f32->f32/x"
+[ $side = B ] && echo "rows,sum,f32,256,128,2,1.0,45.0,1,1,-,-,-,sum:f32->f32/y"
+echo "# rows sum f32 rows 128 cols 2: pinned refused: not for this shape"
+exit 0
+"""
+
+
+def run(tool, build, *arguments, **environment):
+    done = subprocess.run([sys.executable, tool, "--build", build] + list(arguments), capture_output=True, text=True,
+                          env=dict(os.environ, **environment))
+    return done.returncode, done.stdout + done.stderr
+
+
+def main():
+    tool = str(pathlib.Path(sys.argv[1]) / "tools" / "ab_templates.py")
+    failures = []
+    with tempfile.TemporaryDirectory() as work:
+        build, side_a, side_b = (os.path.join(work, name) for name in ("build", "A", "B"))
+        for folder in (os.path.join(build, "tools"), side_a, side_b):
+            os.makedirs(folder)
+        bench = os.path.join(build, "tools", "cureduce-bench")
+        pathlib.Path(bench).write_text(FAKE_BENCH)
+        os.chmod(bench, 0o755)
+        expectations = [
+            (("--rounds", "3", side_a, "--", "--shapes"), {}, 0,
+             ["columns sum f32 256 1 256 sum:f32->f32/x", "A    100.00  B     90.00  B/A  0.900",
+              "B: the build's own", "A: # rows sum f32 rows 128 cols 2: pinned refused", "no A figure"]),
+            (("--rounds", "2", "--b", side_b, side_a, "--", "--shapes"), {}, 0, [f"B: {side_b}", "B/A  0.800"]),
+            (("--rounds", "2", side_a, "--", "--shapes"), {"FAIL_SIDE": "B"}, 1, ["bench failed on B", "side B failed"]),
+            (("--rounds", "0", side_a, "--", "--shapes"), {}, 2, ["--rounds takes 1 or more"]),
+            (("--rounds", "1", side_a, "--", "--json"), {}, 2, ["leave out --json"]),
+        ]
+        for arguments, environment, status, wanted in expectations:
+            got_status, output = run(tool, build, *arguments, A_DIR=os.path.abspath(side_a),
+                                     B_DIR=os.path.abspath(side_b), **environment)
+            missing = [text for text in wanted if text not in output]
+            if got_status != status or missing:
+                failures.append(f"{' '.join(arguments)}: status {got_status} (wanted {status}), missing {missing}:\n{output}")
+    for failure in failures:
+        print(failure)
+    print(f"ab_templates: {len(expectations) - len(failures)} of {len(expectations)} cases as expected")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
