@@ -3,23 +3,27 @@
 
 The stand-in prints the bench's --csv rows, 100 us back to back with side A's templates, 80 with
 a third directory's and 90 with the build's own (side B's either), a row that only B prints, and a
-refusal; it fails when its kernel cache directory is shared between the sides. The A/B must
-print each row's two medians and B/A, keep the refusal, say that a row had no A figure, and
-stop with status 1 when a side fails. Usage: ab_templates_fake.py PROJECT_ROOT
+refusal; it fails when its kernel cache directory is shared between the sides, and can hang in
+side A's second run. The A/B must print each row's two medians and B/A, keep the refusal, say
+that a row had no A figure, stop with status 1 when a side fails, and print the rounds done when a
+SIGTERM (a timeout) stops it. Usage: ab_templates_fake.py PROJECT_ROOT
 """
 import os
 import pathlib
 import subprocess
 import sys
+import signal
 import tempfile
+import time
 
 FAKE_BENCH = r"""#!/bin/sh
 # The sides must not share a kernel cache: each writes its own marker and fails on the other's.
 side=B; [ "${CUREDUCE_TEMPLATE_DIR:-}" = "$A_DIR" ] && side=A
 [ -n "${FAIL_SIDE:-}" ] && [ "$FAIL_SIDE" = "$side" ] && { echo "bench failed on $side" >&2; exit 1; }
 for other in A B; do [ $other != $side ] && [ -e "$CUREDUCE_CACHE_DIR/$other" ] && { echo shared cache >&2; exit 1; }; done
+[ -n "${HANG_MARK:-}" ] && [ $side = A ] && [ -e "$CUREDUCE_CACHE_DIR/A" ] && { touch "$HANG_MARK"; exec sleep 60; }
 touch "$CUREDUCE_CACHE_DIR/$side"
-time=90; [ $side = A ] && time=100; [ "${CUREDUCE_TEMPLATE_DIR:-}" = "$B_DIR" ] && time=80
+time=90; [ $side = A ] && time=100; [ -n "${B_DIR:-}" ] && [ "${CUREDUCE_TEMPLATE_DIR:-}" = "$B_DIR" ] && time=80
 echo "# shapes: a header"
 echo "layout,op,type,total,rows,cols,us,b2b_us,effective_gbps,pct_ceiling,cub_us,cub_b2b_us,cub_over_cureduce,spec"
 echo "columns,sum,f32,256,1,256,1.0,$time.0,1,1,-,-,-,sum:f32->f32/x"
@@ -33,6 +37,23 @@ def run(tool, build, *arguments, **environment):
     done = subprocess.run([sys.executable, tool, "--build", build] + list(arguments), capture_output=True, text=True,
                           env=dict(os.environ, **environment))
     return done.returncode, done.stdout + done.stderr
+
+
+def interrupted_run(tool, build, side_a, hang_mark):
+    """A SIGTERM while side A's second run hangs: round 1's table, status 1. Its failures."""
+    process = subprocess.Popen([sys.executable, tool, "--build", build, "--rounds", "3", side_a, "--", "--shapes"],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               env=dict(os.environ, A_DIR=os.path.abspath(side_a), HANG_MARK=hang_mark))
+    deadline = time.monotonic() + 20
+    while not os.path.exists(hang_mark) and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    output, _ = process.communicate(timeout=20)
+    wanted = ["# interrupted in round 2", "A    100.00  B     90.00  B/A  0.900"]
+    missing = [text for text in wanted if text not in output]
+    if process.returncode != 1 or missing:
+        return [f"SIGTERM in round 2: status {process.returncode} (wanted 1), missing {missing}:\n{output}"]
+    return []
 
 
 def main():
@@ -60,9 +81,10 @@ def main():
             missing = [text for text in wanted if text not in output]
             if got_status != status or missing:
                 failures.append(f"{' '.join(arguments)}: status {got_status} (wanted {status}), missing {missing}:\n{output}")
+        failures += interrupted_run(tool, build, side_a, os.path.join(work, "hanging"))
     for failure in failures:
         print(failure)
-    print(f"ab_templates: {len(expectations) - len(failures)} of {len(expectations)} cases as expected")
+    print(f"ab_templates: {len(expectations) + 1 - len(failures)} of {len(expectations) + 1} cases as expected")
     return 1 if failures else 0
 
 

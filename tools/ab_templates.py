@@ -13,12 +13,14 @@ A/kernel_templates. Each side keeps a kernel cache of its own for the run.
 usage: tools/ab_templates.py [--build DIR] [--rounds N] [--b B_TEMPLATE_DIR] A_TEMPLATE_DIR -- BENCH_ARGUMENT...
   e.g. tools/ab_templates.py --build build-gpu A/kernel_templates -- --shapes --layouts columns
        --sizes 2^28 --cols 2^3,2^6 --types f32,u8
-Exit status: 0 every run succeeded, 1 a run failed (its output is printed), 2 bad usage.
+Exit status: 0 every run succeeded, 1 a run failed (its output is printed) or a SIGTERM (a
+timeout) stopped the rounds (the table of the runs done is printed), 2 bad usage.
 """
 import argparse
 import csv
 import io
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -62,6 +64,25 @@ def run_side(bench, arguments, environment):
     return list(csv.DictReader(io.StringIO("\n".join(lines)))), refusals
 
 
+class Interrupted(Exception):
+    """SIGTERM (a timeout): the table of the runs done is still printed."""
+
+
+def on_terminate(signum, frame):
+    raise Interrupted()
+
+
+def print_table(times, order, header):
+    print(header)
+    for key in order:
+        missing = [side for side in ("A", "B") if not times[key][side]]
+        if missing:  # a shape one side's kernels ran and the other's did not
+            print(f"{' '.join(key):<72} no {' or '.join(missing)} figure")
+            continue
+        a, b = (statistics.median(times[key][side]) for side in ("A", "B"))
+        print(f"{' '.join(key):<72} A {a:9.2f}  B {b:9.2f}  B/A {b / a:6.3f}")
+
+
 def main():
     arguments = parse_arguments()
     bench = os.path.join(arguments.build, "tools", "cureduce-bench")
@@ -70,6 +91,8 @@ def main():
         return 2
     times = {}  # row key -> {"A": [b2b us], "B": [b2b us]}
     order = []
+    side_b = arguments.b or "the build's own"
+    signal.signal(signal.SIGTERM, on_terminate)
     with tempfile.TemporaryDirectory() as cache_a, tempfile.TemporaryDirectory() as cache_b:
         sides = {"A": dict(os.environ, CUREDUCE_TEMPLATE_DIR=os.path.abspath(arguments.templates),
                            CUREDUCE_CACHE_DIR=cache_a),
@@ -78,32 +101,30 @@ def main():
             sides["B"]["CUREDUCE_TEMPLATE_DIR"] = os.path.abspath(arguments.b)
         else:
             sides["B"].pop("CUREDUCE_TEMPLATE_DIR", None)
-        for round_number in range(arguments.rounds):
-            # A then B, then B then A: a drift in clocks over the run weighs on both sides alike.
-            for side in ("A", "B") if round_number % 2 == 0 else ("B", "A"):
-                result = run_side(bench, arguments.bench, sides[side])
-                if result is None:
-                    print(f"ab_templates: side {side} failed in round {round_number + 1}", file=sys.stderr)
-                    return 1
-                rows, refusals = result
-                if round_number == 0:
-                    for line in refusals:
-                        print(f"{side}: {line}")
-                for row in rows:
-                    key = tuple(row[c] for c in KEY_COLUMNS if c in row)
-                    if key not in times:
-                        times[key] = {"A": [], "B": []}
-                        order.append(key)
-                    times[key][side].append(float(row["b2b_us"]))
-    side_b = arguments.b or "the build's own"
-    print(f"# b2b us: the median of {arguments.rounds} runs a side; A: {arguments.templates}, B: {side_b}")
-    for key in order:
-        missing = [side for side in ("A", "B") if not times[key][side]]
-        if missing:  # a shape one side's kernels ran and the other's did not
-            print(f"{' '.join(key):<72} no {' or '.join(missing)} figure")
-            continue
-        a, b = (statistics.median(times[key][side]) for side in ("A", "B"))
-        print(f"{' '.join(key):<72} A {a:9.2f}  B {b:9.2f}  B/A {b / a:6.3f}")
+        try:
+            for round_number in range(arguments.rounds):
+                # A then B, then B then A: a drift in clocks over the run weighs on both sides alike.
+                for side in ("A", "B") if round_number % 2 == 0 else ("B", "A"):
+                    result = run_side(bench, arguments.bench, sides[side])
+                    if result is None:
+                        print(f"ab_templates: side {side} failed in round {round_number + 1}", file=sys.stderr)
+                        return 1
+                    rows, refusals = result
+                    if round_number == 0:
+                        for line in refusals:
+                            print(f"{side}: {line}")
+                    for row in rows:
+                        key = tuple(row[c] for c in KEY_COLUMNS if c in row)
+                        if key not in times:
+                            times[key] = {"A": [], "B": []}
+                            order.append(key)
+                        times[key][side].append(float(row["b2b_us"]))
+        except Interrupted:
+            print_table(times, order, f"# interrupted in round {round_number + 1}: b2b us, the median of the runs done; "
+                                      f"A: {arguments.templates}, B: {side_b}")
+            return 1
+    print_table(times, order, f"# b2b us: the median of {arguments.rounds} runs a side; A: {arguments.templates}, "
+                              f"B: {side_b}")
     return 0
 
 
