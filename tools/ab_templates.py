@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A/B of kernel templates on a GPU: one cureduce-bench command, run with another directory's
-templates (A) and with the build's own or a third directory's (B), the two taking turns, so that both see the same
-clocks, the same neighbours and the same warm-up; prints each row's back-to-back time of A and of
-B (the median over the rounds) and B/A.
+templates (A) and with the build's own or a third directory's (B), the two taking turns, so that
+both see the same clocks, the same neighbours and the same warm-up; prints each row's back-to-back
+time of A and of B (the median over the rounds), B/A, and the larger side's half range of its runs
+in % of its median (a B/A closer to 1 than that is noise).
 
 The host code is the build's for both sides: the plans, specs and kernel parameters are B's, and
 A's templates must take them (a change inside a kernel compares; one that adds a spec field or a
@@ -72,6 +73,11 @@ def on_terminate(signum, frame):
     raise Interrupted()
 
 
+def half_range(figures):
+    """Half the range of a side's runs, in % of their median: a B/A within it of 1 is noise."""
+    return 50 * (max(figures) - min(figures)) / statistics.median(figures)
+
+
 def print_table(times, order, header):
     print(header)
     for key in order:
@@ -80,7 +86,8 @@ def print_table(times, order, header):
             print(f"{' '.join(key):<72} no {' or '.join(missing)} figure")
             continue
         a, b = (statistics.median(times[key][side]) for side in ("A", "B"))
-        print(f"{' '.join(key):<72} A {a:9.2f}  B {b:9.2f}  B/A {b / a:6.3f}")
+        spread = max(half_range(times[key][side]) for side in ("A", "B"))
+        print(f"{' '.join(key):<72} A {a:9.2f}  B {b:9.2f}  B/A {b / a:6.3f}  +-{spread:4.1f}%")
 
 
 def main():
