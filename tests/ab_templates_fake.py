@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
 """tools/ab_templates.py against a stand-in bench, on a host without a GPU.
 
-The stand-in prints the bench's --csv rows, 100 us back to back with side A's templates, 80 with
-a third directory's and 90 with the build's own (side B's either), a row that only B prints, a row
-whose B runs take 40 us and then 44, and a refusal; it fails when its kernel cache directory is shared between the sides, and can hang in
-side A's second run. The A/B must print each row's two medians and B/A, keep the refusal, say
-that a row had no A figure, stop with status 1 when a side fails, and print the rounds done when a
-SIGTERM (a timeout) stops it. Usage: ab_templates_fake.py PROJECT_ROOT
+The stand-in prints the bench's --csv rows, 100 us back to back with side A's templates, 80 with a
+third directory's and 90 with the build's own (side B's either), a row that only B prints, a row
+whose B runs take 40 us and then 44, and a refusal; it fails when its kernel cache directory is
+shared between the sides, and can hang in side A's second run. The A/B must print each row's two
+medians and B/A, keep the refusal, say that a row had no A figure, stop with status 1 when a side
+fails, and print the rounds done when a SIGTERM (a timeout) stops it. Usage: ab_templates_fake.py
+PROJECT_ROOT
 """
 import os
 import pathlib
 import subprocess
-import sys
 import signal
+import sys
 import tempfile
 import time
 

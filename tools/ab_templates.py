@@ -60,9 +60,10 @@ def run_side(bench, arguments, environment):
     if done.returncode != 0:
         sys.stdout.write(done.stdout + done.stderr)
         return None
-    lines = [line for line in done.stdout.splitlines() if line and not line.startswith("#")]
-    refusals = [line for line in done.stdout.splitlines() if line.startswith("#") and " refused: " in line]
-    return list(csv.DictReader(io.StringIO("\n".join(lines)))), refusals
+    lines = done.stdout.splitlines()
+    table = [line for line in lines if line and not line.startswith("#")]
+    refusals = [line for line in lines if line.startswith("#") and " refused: " in line]
+    return list(csv.DictReader(io.StringIO("\n".join(table)))), refusals
 
 
 class Interrupted(Exception):
@@ -78,9 +79,9 @@ def half_range(figures):
     return 50 * (max(figures) - min(figures)) / statistics.median(figures)
 
 
-def print_table(times, order, header):
+def print_table(times, header):
     print(header)
-    for key in order:
+    for key in times:  # in the order the rows first came
         missing = [side for side in ("A", "B") if not times[key][side]]
         if missing:  # a shape one side's kernels ran and the other's did not
             print(f"{' '.join(key):<72} no {' or '.join(missing)} figure")
@@ -96,8 +97,7 @@ def main():
     if not os.access(bench, os.X_OK):
         print(f"ab_templates: no {bench} (build first, or --build DIR)", file=sys.stderr)
         return 2
-    times = {}  # row key -> {"A": [b2b us], "B": [b2b us]}
-    order = []
+    times = {}  # row key -> {"A": [b2b us], "B": [b2b us]}, in the order the rows first came
     side_b = arguments.b or "the build's own"
     signal.signal(signal.SIGTERM, on_terminate)
     with tempfile.TemporaryDirectory() as cache_a, tempfile.TemporaryDirectory() as cache_b:
@@ -122,15 +122,12 @@ def main():
                             print(f"{side}: {line}")
                     for row in rows:
                         key = tuple(row[c] for c in KEY_COLUMNS if c in row)
-                        if key not in times:
-                            times[key] = {"A": [], "B": []}
-                            order.append(key)
-                        times[key][side].append(float(row["b2b_us"]))
+                        times.setdefault(key, {"A": [], "B": []})[side].append(float(row["b2b_us"]))
         except Interrupted:
-            print_table(times, order, f"# interrupted in round {round_number + 1}: b2b us, the median of the runs done; "
+            print_table(times, f"# interrupted in round {round_number + 1}: b2b us, the median of the runs done; "
                                       f"A: {arguments.templates}, B: {side_b}")
             return 1
-    print_table(times, order, f"# b2b us: the median of {arguments.rounds} runs a side; A: {arguments.templates}, "
+    print_table(times, f"# b2b us: the median of {arguments.rounds} runs a side; A: {arguments.templates}, "
                               f"B: {side_b}")
     return 0
 
