@@ -5,7 +5,7 @@ The stand-in prints the bench's --csv rows, 100 us back to back with side A's te
 third directory's and 90 with the build's own (side B's either), a row that only B prints, a row
 whose B runs take 40 us and then 44, and a refusal; it fails when its kernel cache directory is
 shared between the sides, and can hang in side A's second run. The A/B must print each row's two
-medians and B/A, keep the refusal, say that a row had no A figure, stop with status 1 when a side
+medians and B/A, keep the refusal, say that a row had no A figure, pair a problem's figures whatever spec each side took and name both, stop with status 1 when a side
 fails, and print the rounds done when a SIGTERM (a timeout) stops it. Usage: ab_templates_fake.py
 PROJECT_ROOT
 """
@@ -31,6 +31,8 @@ echo "columns,sum,f32,256,1,256,1.0,$time.0,1,1,-,-,-,sum:f32->f32/x"
 [ $side = B ] && echo "rows,sum,f32,256,128,2,1.0,45.0,1,1,-,-,-,sum:f32->f32/y"
 spread=50; [ $side = B ] && { spread=40; [ -e "$CUREDUCE_CACHE_DIR/B.again" ] && spread=44; touch "$CUREDUCE_CACHE_DIR/B.again"; }
 echo "rows,max,f32,256,128,2,1.0,$spread.0,1,1,-,-,-,max:f32->f32/z"
+grid=g4; [ $side = A ] && grid=g5
+echo "rows,sum,u8,256,128,2,1.0,$time.0,1,1,-,-,-,sum:u8->u64/$grid"
 echo "# rows sum f32 rows 128 cols 2: pinned refused: not for this shape"
 exit 0
 """
@@ -73,7 +75,8 @@ def main():
             (("--rounds", "3", side_a, "--", "--shapes"), {}, 0,
              ["columns sum f32 256 1 256 sum:f32->f32/x", "A    100.00  B     90.00  B/A  0.900",
               "B: the build's own", "A: # rows sum f32 rows 128 cols 2: pinned refused", "no A figure",
-              "A    100.00  B     90.00  B/A  0.900  +- 0.0%", "A     50.00  B     44.00  B/A  0.880  +- 4.5%"]),
+              "A    100.00  B     90.00  B/A  0.900  +- 0.0%", "A     50.00  B     44.00  B/A  0.880  +- 4.5%",
+              f"{'rows sum u8 256 128 2 sum:u8->u64/g4 (A: sum:u8->u64/g5)':<72} A    100.00  B     90.00"]),
             (("--rounds", "2", "--b", side_b, side_a, "--", "--shapes"), {}, 0, [f"B: {side_b}", "B/A  0.800"]),
             (("--rounds", "2", side_a, "--", "--shapes"), {"FAIL_SIDE": "B"}, 1, ["bench failed on B", "side B failed"]),
             (("--rounds", "0", side_a, "--", "--shapes"), {}, 2, ["--rounds takes 1 or more"]),

@@ -3,7 +3,9 @@
 templates (A) and with the build's own or a third directory's (B), the two taking turns, so that
 both see the same clocks, the same neighbours and the same warm-up; prints each row's back-to-back
 time of A and of B (the median over the rounds), B/A, and the larger side's half range of its runs
-in % of its median (a B/A closer to 1 than that is noise).
+in % of its median (a B/A closer to 1 than that is noise). A problem's rows pair whatever spec
+each side took (a kernel's registers steer the heuristic's grid); a spec of A's that differs from
+B's is named beside it.
 
 The host code is the build's for both sides: the plans, specs and kernel parameters are B's, and
 A's templates must take them (a change inside a kernel compares; one that adds a spec field or a
@@ -27,8 +29,9 @@ import subprocess
 import sys
 import tempfile
 
-# The columns of the bench's --csv output that name a row rather than measure it.
-KEY_COLUMNS = ("layout", "op", "type", "total", "n", "rows", "cols", "spec")
+# The columns of the bench's --csv output that name a problem. A row's spec is not one of them: the
+# heuristic's grid follows a kernel's registers, so a change of the templates may change the spec.
+KEY_COLUMNS = ("layout", "op", "type", "total", "n", "rows", "cols")
 
 
 def parse_arguments():
@@ -79,16 +82,25 @@ def half_range(figures):
     return 50 * (max(figures) - min(figures)) / statistics.median(figures)
 
 
-def print_table(times, header):
+def row_name(key, specs):
+    """A problem and the spec that ran it: B's, and A's beside it where A's differs."""
+    name = " ".join(key + (specs.get("B") or specs.get("A"),))
+    if specs.get("A") and specs.get("B") and specs["A"] != specs["B"]:
+        name += f" (A: {specs['A']})"
+    return name
+
+
+def print_table(times, specs, header):
     print(header)
     for key in times:  # in the order the rows first came
+        name = row_name(key, specs[key])
         missing = [side for side in ("A", "B") if not times[key][side]]
         if missing:  # a shape one side's kernels ran and the other's did not
-            print(f"{' '.join(key):<72} no {' or '.join(missing)} figure")
+            print(f"{name:<72} no {' or '.join(missing)} figure")
             continue
         a, b = (statistics.median(times[key][side]) for side in ("A", "B"))
         spread = max(half_range(times[key][side]) for side in ("A", "B"))
-        print(f"{' '.join(key):<72} A {a:9.2f}  B {b:9.2f}  B/A {b / a:6.3f}  +-{spread:4.1f}%")
+        print(f"{name:<72} A {a:9.2f}  B {b:9.2f}  B/A {b / a:6.3f}  +-{spread:4.1f}%")
 
 
 def main():
@@ -97,7 +109,8 @@ def main():
     if not os.access(bench, os.X_OK):
         print(f"ab_templates: no {bench} (build first, or --build DIR)", file=sys.stderr)
         return 2
-    times = {}  # row key -> {"A": [b2b us], "B": [b2b us]}, in the order the rows first came
+    times = {}  # problem key -> {"A": [b2b us], "B": [b2b us]}, in the order the rows first came
+    specs = {}  # problem key -> {side: the spec its first run took}
     side_b = arguments.b or "the build's own"
     signal.signal(signal.SIGTERM, on_terminate)
     with tempfile.TemporaryDirectory() as cache_a, tempfile.TemporaryDirectory() as cache_b:
@@ -123,11 +136,12 @@ def main():
                     for row in rows:
                         key = tuple(row[c] for c in KEY_COLUMNS if c in row)
                         times.setdefault(key, {"A": [], "B": []})[side].append(float(row["b2b_us"]))
+                        specs.setdefault(key, {}).setdefault(side, row["spec"])
         except Interrupted:
-            print_table(times, f"# interrupted in round {round_number + 1}: b2b us, the median of the runs done; "
+            print_table(times, specs, f"# interrupted in round {round_number + 1}: b2b us, the median of the runs done; "
                                       f"A: {arguments.templates}, B: {side_b}")
             return 1
-    print_table(times, f"# b2b us: the median of {arguments.rounds} runs a side; A: {arguments.templates}, "
+    print_table(times, specs, f"# b2b us: the median of {arguments.rounds} runs a side; A: {arguments.templates}, "
                               f"B: {side_b}")
     return 0
 
