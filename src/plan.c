@@ -337,9 +337,14 @@ cureduce_status cureduce_plan_describe(const cureduce_plan *plan, cureduce_plan_
   return CUREDUCE_STATUS_OK;
 }
 
+/* The area of a shaped launch's workspace whose bytes are already zero: a slot's (workspace.h),
+ * or 0 in the caller's workspace, where the launch zeroes what it arms there first. */
+static CUdeviceptr armed_area_of(CUdeviceptr given, CUdeviceptr claimed) {
+  return given ? 0 : cureduce_slot_armed_area(claimed);
+}
+
 /* The workspace of a shaped launch, if it needs one: its tickets armed as claim_workspace says,
- * unless the launch arms them (arm_tickets); and the area those armed bytes lie in, already zero:
- * a slot's (workspace.h), or 0 in the caller's workspace, where the launch zeroes them first. */
+ * unless the launch arms them (arm_tickets); and its armed area (armed_area_of). */
 static cureduce_status shaped_workspace(const cureduce_plan *plan, const cureduce_shape_launch *launch,
                                         CUdeviceptr given, size_t given_bytes, CUstream stream,
                                         CUdeviceptr *workspace, CUdeviceptr *armed_area) {
@@ -349,8 +354,7 @@ static cureduce_status shaped_workspace(const cureduce_plan *plan, const cureduc
   CUREDUCE_FORWARD_IF_ERROR(claim_workspace(plan->context, given, given_bytes, stream, launch->workspace_bytes,
                                             launch->ticket_offset, launch->arm_tickets ? 0 : launch->ticket_bytes,
                                             workspace));
-  if (!given)
-    *armed_area = cureduce_slot_armed_area(*workspace);
+  *armed_area = armed_area_of(given, *workspace);
   return CUREDUCE_STATUS_OK;
 }
 
@@ -372,10 +376,10 @@ static cureduce_status tune_shaped_on_first_use(const cureduce_plan *plan, cured
   cureduce_status status = CUREDUCE_STATUS_OK;
   if (!cureduce_plan_tuned_record(context, &key, &record)) {
     if (plan->workspace_bytes) {
-      bool in_slot = !memory->workspace;
-      CUREDUCE_FORWARD_IF_ERROR(claim_workspace(context, memory->workspace, memory->workspace_bytes, stream,
+      CUdeviceptr given = memory->workspace;
+      CUREDUCE_FORWARD_IF_ERROR(claim_workspace(context, given, memory->workspace_bytes, stream,
                                                 plan->workspace_bytes, 0, 0, &memory->workspace));
-      memory->armed_area = in_slot ? cureduce_slot_armed_area(memory->workspace) : 0;
+      memory->armed_area = armed_area_of(given, memory->workspace);
     }
     memory->workspace_bytes = plan->workspace_bytes; /* what the candidates may use */
     status = cureduce_tune_shape_in_place(context, &plan->problem, memory, stream, &record);

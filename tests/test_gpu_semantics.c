@@ -187,6 +187,14 @@ START_TEST(test_two_threads_two_streams) {
 }
 END_TEST
 
+/* The spec a plan runs now, parsed. */
+static cureduce_spec plan_spec(const cureduce_plan *plan, cureduce_plan_info *info) {
+  cureduce_spec spec;
+  ck_assert(cureduce_plan_describe(plan, info) == CUREDUCE_STATUS_OK);
+  ck_assert(cureduce_spec_parse(info->spec, &spec) == CUREDUCE_STATUS_OK);
+  return spec;
+}
+
 /* The same bytes as one column of n rows, in a workspace of garbage: a column this tall keeps its
  * splits' partials (a split word holds rows below 2^32 - 1: column_tiles.cu, shape.c's
  * column_split_words), and its rows past 2^32 must come out whole. */
@@ -198,10 +206,7 @@ static void check_one_tall_column(const harness_gpu *gpu, cureduce_op op, CUdevi
   ck_assert_msg(cureduce_plan_create(&plan, gpu->context, &problem, NULL) == CUREDUCE_STATUS_OK, "%s",
                 cureduce_last_error_detail());
   cureduce_plan_info info;
-  cureduce_spec spec;
-  ck_assert(cureduce_plan_describe(plan, &info) == CUREDUCE_STATUS_OK);
-  ck_assert(cureduce_spec_parse(info.spec, &spec) == CUREDUCE_STATUS_OK);
-  ck_assert_msg(spec.splits > 1, "%s: one split, no partials to keep", info.spec);
+  ck_assert_msg(plan_spec(plan, &info).splits > 1, "%s: one split, no partials to keep", info.spec);
   size_t bytes, alignment;
   ck_assert(cureduce_plan_workspace_size(plan, &bytes, &alignment) == CUREDUCE_STATUS_OK);
   CUdeviceptr workspace = harness_device_alloc(gpu, bytes), output = harness_device_alloc(gpu, sizeof(cureduce_value));
@@ -392,10 +397,7 @@ START_TEST(test_slot_armed_area_left_zero) {
   ck_assert_msg(cureduce_plan_create(&plan, gpu.context, &problem, NULL) == CUREDUCE_STATUS_OK, "%s",
                 cureduce_last_error_detail());
   cureduce_plan_info info;
-  cureduce_spec spec;
-  ck_assert(cureduce_plan_describe(plan, &info) == CUREDUCE_STATUS_OK);
-  ck_assert(cureduce_spec_parse(info.spec, &spec) == CUREDUCE_STATUS_OK);
-  ck_assert_msg(spec.splits > 1 && info.workspace_bytes <= CUREDUCE_SLOT_BYTES, "%s: no split words in a slot (%zu bytes)",
+  ck_assert_msg(plan_spec(plan, &info).splits > 1 && info.workspace_bytes <= CUREDUCE_SLOT_BYTES, "%s: no split words in a slot (%zu bytes)",
                 info.spec, info.workspace_bytes);
   float *low = malloc(n * sizeof *low), *high = malloc(n * sizeof *high);
   ck_assert(low && high);
@@ -409,9 +411,7 @@ START_TEST(test_slot_armed_area_left_zero) {
   CUdeviceptr input = harness_device_alloc(&gpu, n * sizeof(float)), output = harness_device_alloc(&gpu, cols * 16);
   check_argmin_columns_in_slot(&gpu, plan, low, rows, cols, input, output, "first");
   check_argmin_columns_in_slot(&gpu, plan, high, rows, cols, input, output, "second, every element above the first's");
-  ck_assert(cureduce_plan_describe(plan, &info) == CUREDUCE_STATUS_OK);
-  ck_assert(cureduce_spec_parse(info.spec, &spec) == CUREDUCE_STATUS_OK);
-  ck_assert_msg(spec.splits > 1, "%s: tuned to one split, no words left to see", info.spec);
+  ck_assert_msg(plan_spec(plan, &info).splits > 1, "%s: tuned to one split, no words left to see", info.spec);
   gpu.cu->cuMemFree(input);
   gpu.cu->cuMemFree(output);
   free(low);
