@@ -252,24 +252,46 @@ __device__ __forceinline__ void accumulate_columns(acc_t *acc, const kernel_sour
       if (j < valid) acc[j] = source.fold_element(acc[j], row * shape.leading + col + j, row);
 }
 
-// Folds each column's accumulators down the block's rows (a tree in shared memory, the same
-// order every time) into the threads of the tile's first row. A tile one thread high has
-// nothing to fold.
+// Folds each column's accumulators down the block's rows into the threads of the tile's first
+// row, in the same order every time. Where the tile is narrower than a warp, the warp's rows fold
+// first by shuffles (lane l takes lane l + 16, then l + 8, ... down to l + across); then the rows
+// left, a warp's or a row of threads', through shared memory: each writes its columns there and
+// the first row's threads fold the others' in row order, as many columns a pass as a block's worth
+// of accumulators holds. A tree in shared memory took a barrier a level a column: argmin bf16 of a
+// tile 8 threads wide and 32 rows high (a round of its loads at 2^20 elements) waited on 56.
+const unsigned warp_rows = across < 32 ? 32 / across : 1;
+const unsigned rows_left = down / warp_rows;
+const unsigned row_stride = across < 32 ? 32 : across;  // threads from one of those rows to the next
+__host__ __device__ constexpr int columns_a_pass() {
+  int columns = vector_elements;
+  while (columns > 1 && (rows_left - 1) * across * columns > CUREDUCE_BLOCK) columns /= 2;
+  return columns;
+}
+const int pass_columns = columns_a_pass();
+
 __device__ __forceinline__ void fold_down(acc_t *acc) {
   if (down == 1) return;
-  __shared__ acc_t column_values[CUREDUCE_BLOCK];
-  const unsigned y = threadIdx.x / across;
 #pragma unroll
-  for (int j = 0; j < vector_elements; j++) {
-    column_values[threadIdx.x] = acc[j];
+  for (unsigned offset = 16; offset >= across; offset >>= 1)
+#pragma unroll
+    for (int j = 0; j < vector_elements; j++) acc[j] = op::combine(acc[j], shuffle_down(acc[j], offset));
+  if (rows_left == 1) return;
+  __shared__ acc_t staged[rows_left > 1 ? (rows_left - 1) * across * pass_columns : 1];
+  const unsigned x = threadIdx.x % row_stride, row = threadIdx.x / row_stride;
+  const bool holds = x < across;  // not a lane the shuffles left out
+#pragma unroll
+  for (int first = 0; first < vector_elements; first += pass_columns) {
+    if (first) __syncthreads();  // the pass before has read what this one overwrites
+    if (holds && row > 0)
+#pragma unroll
+      for (int j = 0; j < pass_columns; j++) staged[((row - 1) * pass_columns + j) * across + x] = acc[first + j];
     __syncthreads();
-    for (unsigned half = down / 2; half > 0; half >>= 1) {
-      if (y < half) column_values[threadIdx.x] = op::combine(column_values[threadIdx.x],
-                                                             column_values[threadIdx.x + half * across]);
-      __syncthreads();
-    }
-    acc[j] = column_values[threadIdx.x];
-    __syncthreads();
+    if (holds && row == 0)
+#pragma unroll
+      for (unsigned r = 0; r < rows_left - 1; r++)
+#pragma unroll
+        for (int j = 0; j < pass_columns; j++)
+          acc[first + j] = op::combine(acc[first + j], staged[(r * pass_columns + j) * across + x]);
   }
 }
 
