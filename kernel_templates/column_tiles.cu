@@ -6,11 +6,27 @@
 using namespace cureduce;
 
 const unsigned across = CUREDUCE_GROUP, down = CUREDUCE_BLOCK / CUREDUCE_GROUP;
+// Packed columns (the spec's c): CUREDUCE_COLS columns whose rows lie back to back, several to a
+// vector (the host checks that the leading dimension is the row length). A tile one vector wide
+// read two bytes a load for two u8 columns, 16 bytes in flight a thread: 52-58% of the read
+// ceiling on an H200. Packed, the matrix is read as one of rows a vector long (packed_rows of
+// the matrix's each), and lane j of vector row r is column j % CUREDUCE_COLS of row
+// packed_rows r + j / CUREDUCE_COLS, folded straight into that column's accumulator: a thread
+// holds thread_columns accumulators, a vector's where the columns are not packed (one row a load).
+const int thread_columns = CUREDUCE_COLS ? CUREDUCE_COLS : vector_elements;
+const unsigned packed_rows = vector_elements / thread_columns;
+static_assert(CUREDUCE_COLS == 0 || (across == 1 && vector_elements % CUREDUCE_COLS == 0 && packed_rows > 1),
+              "packed columns are a tile one vector wide, several rows a vector");
+// Lane j of a load: its column among the thread's, and its row, that of the load's row `row`.
+__device__ __forceinline__ int column_of_lane(int j) { return j % thread_columns; }
+__device__ __forceinline__ u64 row_of_lane(u64 row, int j) { return row * packed_rows + (u64)(j / thread_columns); }
 
-// One accumulator a column of the thread's load; index = row.
+// Each lane of the thread's load into its column's accumulator; index = row. A column's lanes
+// come in row order (fold_later).
 __device__ __forceinline__ void fold_columns(acc_t *acc, kernel_source::loads loaded, u64 row) {
 #pragma unroll
-  for (int j = 0; j < vector_elements; j++) acc[j] = kernel_source::fold_lane(acc[j], loaded, j, row);
+  for (int j = 0; j < vector_elements; j++)
+    acc[column_of_lane(j)] = kernel_source::fold_lane(acc[column_of_lane(j)], loaded, j, row_of_lane(row, j));
 }
 
 // The loads of a round: rows row, row + step, ... (CUREDUCE_UNROLL of them) at column col, issued
@@ -60,10 +76,10 @@ __device__ __forceinline__ void widen_bytes(acc_t *acc, const byte_lanes &lanes,
 #endif
 #pragma unroll
   for (int i = 0; i < load_words; i++) {
-    acc[4 * i] += (acc_t)(lanes.even[i] & 0xffffu) - bias;
-    acc[4 * i + 1] += (acc_t)(lanes.odd[i] & 0xffffu) - bias;
-    acc[4 * i + 2] += (acc_t)(lanes.even[i] >> 16) - bias;
-    acc[4 * i + 3] += (acc_t)(lanes.odd[i] >> 16) - bias;
+    acc[column_of_lane(4 * i)] += (acc_t)(lanes.even[i] & 0xffffu) - bias;
+    acc[column_of_lane(4 * i + 1)] += (acc_t)(lanes.odd[i] & 0xffffu) - bias;
+    acc[column_of_lane(4 * i + 2)] += (acc_t)(lanes.even[i] >> 16) - bias;
+    acc[column_of_lane(4 * i + 3)] += (acc_t)(lanes.odd[i] >> 16) - bias;
   }
 }
 
@@ -99,7 +115,7 @@ __device__ __forceinline__ void fold_last_loads(acc_t *acc, const kernel_source:
 }
 #else
 #define CUREDUCE_KEYED_COLUMNS                                                                      \
-  (CUREDUCE_KEYED_BY_VECTOR && !CUREDUCE_PAIR &&                                                    \
+  (CUREDUCE_KEYED_BY_VECTOR && !CUREDUCE_PAIR && !CUREDUCE_COLS &&                                  \
    (CUREDUCE_INPUT == CUREDUCE_DTYPE_I8 || CUREDUCE_INPUT == CUREDUCE_DTYPE_U8 ||                   \
     CUREDUCE_INPUT == CUREDUCE_DTYPE_F16 || CUREDUCE_INPUT == CUREDUCE_DTYPE_BF16))
 #if CUREDUCE_KEYED_COLUMNS
@@ -249,8 +265,26 @@ __device__ __forceinline__ void accumulate_columns(acc_t *acc, const kernel_sour
   for (; row < shape.rows; row += step)
 #pragma unroll
     for (int j = 0; j < vector_elements; j++)
-      if (j < valid) acc[j] = source.fold_element(acc[j], row * shape.leading + col + j, row);
+      if (j < valid)
+        acc[column_of_lane(j)] = source.fold_element(acc[column_of_lane(j)], row * shape.leading + col + j, row_of_lane(row, j));
 }
+
+#if CUREDUCE_COLS
+// A thread's rows of packed columns: the vector rows as a tile's (each column's accumulator
+// starting from the column's first element, the moments' shift), then the rows after the last
+// whole vector, fewer than packed_rows, the first thread's of the first split.
+__device__ __forceinline__ void accumulate_packed(acc_t *acc, const kernel_source &source, const shape_t &shape) {
+  shape_t vectors = shape;
+  vectors.rows = shape.rows / packed_rows, vectors.cols = vector_elements, vectors.leading = vector_elements;
+#pragma unroll
+  for (int c = 0; c < CUREDUCE_COLS; c++) acc[c] = sequence_start(source.from(c), shape.rows);
+  accumulate_columns(acc, source, vectors, 0, vector_elements);
+  if (blockIdx.y == 0 && threadIdx.x == 0)
+    for (u64 row = vectors.rows * packed_rows; row < shape.rows; row++)
+#pragma unroll
+      for (int c = 0; c < CUREDUCE_COLS; c++) acc[c] = source.fold_element(acc[c], row * CUREDUCE_COLS + c, row);
+}
+#endif
 
 // Folds each column's accumulators down the block's rows into the threads of the tile's first
 // row, in the same order every time. Where the tile is narrower than a warp, the warp's rows fold
@@ -263,7 +297,7 @@ const unsigned warp_rows = across < 32 ? 32 / across : 1;
 const unsigned rows_left = down / warp_rows;
 const unsigned row_stride = across < 32 ? 32 : across;  // threads from one of those rows to the next
 __host__ __device__ constexpr int columns_a_pass() {
-  int columns = vector_elements;
+  int columns = thread_columns;
   while (columns > 1 && (rows_left - 1) * across * columns > CUREDUCE_BLOCK) columns /= 2;
   return columns;
 }
@@ -274,13 +308,13 @@ __device__ __forceinline__ void fold_down(acc_t *acc) {
 #pragma unroll
   for (unsigned offset = 16; offset >= across; offset >>= 1)
 #pragma unroll
-    for (int j = 0; j < vector_elements; j++) acc[j] = op::combine(acc[j], shuffle_down(acc[j], offset));
+    for (int j = 0; j < thread_columns; j++) acc[j] = op::combine(acc[j], shuffle_down(acc[j], offset));
   if (rows_left == 1) return;
   __shared__ acc_t staged[rows_left > 1 ? (rows_left - 1) * across * pass_columns : 1];
   const unsigned x = threadIdx.x % row_stride, row = threadIdx.x / row_stride;
   const bool holds = x < across;  // not a lane the shuffles left out
 #pragma unroll
-  for (int first = 0; first < vector_elements; first += pass_columns) {
+  for (int first = 0; first < thread_columns; first += pass_columns) {
     if (first) __syncthreads();  // the pass before has read what this one overwrites
     if (holds && row > 0)
 #pragma unroll
@@ -404,9 +438,13 @@ extern "C" __global__ void CUREDUCE_TILE_BOUNDS
   const u64 valid = col >= shape.cols ? 0 : shape.cols - col < vector_elements ? shape.cols - col : vector_elements;
   const kernel_source source = source_of(input, second);
   acc_t acc[vector_elements];
+#if CUREDUCE_COLS
+  accumulate_packed(acc, source, shape);  // valid is CUREDUCE_COLS: one tile, its thread at column 0
+#else
 #pragma unroll
   for (int j = 0; j < vector_elements; j++) acc[j] = sequence_start(source.from(col + j), j < valid ? shape.rows : 0);
   accumulate_columns(acc, source, shape, col, valid);
+#endif
   fold_down(acc);
   const bool holds = threadIdx.x < across;
   if (gridDim.y == 1) {

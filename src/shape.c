@@ -300,11 +300,49 @@ static column_fit fit_column_tiles(const cureduce_problem *problem, cureduce_spe
   return fit;
 }
 
-/* Blocks of 256; of 1024 where those fall short of the loads wanted and blocks of 1024 keep more in
- * flight (tall matrices of few columns, whose splits are capped; 1-byte columns, 8 a load). One
- * block of 1024 an SM, what the tile kernels are compiled for (on an H200, 136 and 160 blocks of
- * 1024, f16, ran as two waves at 65 and 73% of the read ceiling when two were counted on). */
-static cureduce_spec columns_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
+/* The spec's tiles fitted in its blocks of 256, or in blocks of 1024 where those fall short of the
+ * loads wanted and blocks of 1024 keep more in flight (tall matrices of few columns, whose splits
+ * are capped; 1-byte columns, 8 a load); never for tagged key lanes (below). One block of 1024 an
+ * SM, what the tile kernels are compiled for (on an H200, 136 and 160 blocks of 1024, f16, ran as
+ * two waves at 65 and 73% of the read ceiling when two were counted on). */
+static cureduce_spec fit_tile_blocks(const cureduce_problem *problem, cureduce_spec spec, bool tagged, int sm_count,
+                                     int max_threads_per_sm) {
+  column_fit fit = fit_column_tiles(problem, spec, sm_count);
+  if (fit.blocks < fit.wanted_blocks && !tagged) {
+    cureduce_spec larger = spec;
+    larger.block = 1024, larger.blocks_per_sm = blocks_per_sm_of(&larger, max_threads_per_sm);
+    column_fit large = fit_column_tiles(problem, larger, sm_count);
+    if (large.bytes_in_flight > fit.bytes_in_flight)
+      fit = large;
+  }
+  return fit.spec;
+}
+
+/* Whether the columns may be read packed (column_tiles.cu): rows back to back, each at most
+ * most_row_bytes long and several whole ones to a 16-byte load, and a load's worth of them. */
+static bool packs_columns(const cureduce_problem *problem, size_t most_row_bytes) {
+  size_t row_bytes = problem->cols * cureduce_dtype_size(problem->input_type);
+  return problem->op != CUREDUCE_OP_EXACT_SUM && problem->leading_dimension == problem->cols && row_bytes &&
+         row_bytes <= most_row_bytes && row_bytes < CUREDUCE_PACKED_LOAD_BYTES &&
+         CUREDUCE_PACKED_LOAD_BYTES % row_bytes == 0 && problem->rows >= CUREDUCE_PACKED_LOAD_BYTES / row_bytes;
+}
+
+/* Packed columns: tiles one thread wide, fitted as those of the matrix of 16-byte rows the kernel
+ * reads, the columns compiled in (c). */
+static cureduce_spec packed_columns_spec(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
+  size_t element = cureduce_dtype_size(problem->input_type), row_bytes = problem->cols * element;
+  cureduce_problem vectors = *problem;
+  vectors.rows = problem->rows / (CUREDUCE_PACKED_LOAD_BYTES / row_bytes);
+  vectors.cols = vectors.leading_dimension = CUREDUCE_PACKED_LOAD_BYTES / element;
+  cureduce_spec spec = base_spec(problem, CUREDUCE_STRATEGY_COLUMN_TILES, SHAPED_BLOCK, max_threads_per_sm);
+  spec.unroll = 8;
+  spec = fit_tile_blocks(&vectors, spec, false, sm_count, max_threads_per_sm);
+  spec.cols = (uint32_t)problem->cols;
+  return spec;
+}
+
+/* Column tiles of a vector's columns a thread. */
+static cureduce_spec column_tiles_spec(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
   size_t element = cureduce_dtype_size(problem->input_type);
   cureduce_spec spec = base_spec(problem, CUREDUCE_STRATEGY_COLUMN_TILES, SHAPED_BLOCK, max_threads_per_sm);
   /* At most 8 columns a thread: an accumulator each (64-bit for sums of integers). */
@@ -327,15 +365,21 @@ static cureduce_spec columns_heuristic(const cureduce_problem *problem, int sm_c
   bool tagged = cureduce_op_is_arg(problem->op) && element <= 2 && spec.vector_bytes % 4 == 0 && keeps_type;
   if (tagged)
     spec.unroll = element == 1 ? 16 : 8, spec.blocks_per_sm = 2;
-  column_fit fit = fit_column_tiles(problem, spec, sm_count);
-  if (fit.blocks < fit.wanted_blocks && !tagged) {
-    cureduce_spec larger = spec;
-    larger.block = 1024, larger.blocks_per_sm = blocks_per_sm_of(&larger, max_threads_per_sm);
-    column_fit large = fit_column_tiles(problem, larger, sm_count);
-    if (large.bytes_in_flight > fit.bytes_in_flight)
-      fit = large;
-  }
-  return fit.spec;
+  return fit_tile_blocks(problem, spec, tagged, sm_count, max_threads_per_sm);
+}
+
+/* Rows of at most PACKED_ROW_BYTES_MAX bytes back to back are read packed, 16 bytes a load where a
+ * tile's thread would load the row alone (two u8 columns: two bytes a load, 52-58% of the read
+ * ceiling on an H200), but for 8- and 16-bit min, max, argmin and argmax, whose tiles fold key
+ * lanes that packed columns do not. Rows of 8 bytes (two f32 columns, 96.7-97.7% in tiles) are
+ * left to the tuner. */
+enum { PACKED_ROW_BYTES_MAX = 4 };
+static cureduce_spec columns_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
+  bool extreme = problem->op == CUREDUCE_OP_MIN || problem->op == CUREDUCE_OP_MAX || cureduce_op_is_arg(problem->op);
+  bool keyed = extreme && cureduce_dtype_size(cureduce_mapped_type(problem->transform, problem->input_type)) <= 2;
+  if (!keyed && packs_columns(problem, PACKED_ROW_BYTES_MAX))
+    return packed_columns_spec(problem, sm_count, max_threads_per_sm);
+  return column_tiles_spec(problem, sm_count, max_threads_per_sm);
 }
 
 cureduce_spec cureduce_shape_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
@@ -355,6 +399,11 @@ cureduce_status cureduce_shape_check_spec(const cureduce_spec *spec, const cured
   CUREDUCE_RETURN_ERROR_IF(spec->cols && spec->cols != problem->cols, INVALID_SPEC,
                            "the spec compiles rows of %u elements in, the problem's have %llu", spec->cols,
                            (unsigned long long)problem->cols);
+  CUREDUCE_RETURN_ERROR_IF(strategy == CUREDUCE_STRATEGY_COLUMN_TILES && spec->cols &&
+                               problem->leading_dimension != problem->cols,
+                           INVALID_SPEC, "packed columns (c%u) read rows back to back: the leading dimension must be "
+                           "%llu, not %llu", spec->cols, (unsigned long long)problem->cols,
+                           (unsigned long long)problem->leading_dimension);
   return CUREDUCE_STATUS_OK;
 }
 
@@ -480,7 +529,8 @@ static size_t exact_family_specs(const cureduce_problem *problem, int sm_count, 
 
 /* The families that suit the problem's shape, each in the heuristic's configuration for it. Rows
  * between 4 and 16 KiB long may take a group or whole blocks; segments, whose lengths are on the
- * device, either; exact sums their own (exact_family_specs). */
+ * device, either; columns whose rows pack into a load, tiles or packed; exact sums their own
+ * (exact_family_specs). */
 static size_t family_specs(const cureduce_problem *problem, int sm_count, int max_threads_per_sm, cureduce_spec *out) {
   size_t row_bytes = problem->cols * cureduce_dtype_size(problem->input_type), count = 0;
   if (problem->op == CUREDUCE_OP_EXACT_SUM)
@@ -497,7 +547,10 @@ static size_t family_specs(const cureduce_problem *problem, int sm_count, int ma
     out[count] = base_spec(problem, CUREDUCE_STRATEGY_SEGMENT_GROUPS, SHAPED_BLOCK, max_threads_per_sm);
     out[count++].group = 32;
     break;
-  default: out[count++] = columns_heuristic(problem, sm_count, max_threads_per_sm);
+  default:
+    out[count++] = column_tiles_spec(problem, sm_count, max_threads_per_sm);
+    if (packs_columns(problem, CUREDUCE_PACKED_LOAD_BYTES))
+      out[count++] = packed_columns_spec(problem, sm_count, max_threads_per_sm);
   }
   return count;
 }

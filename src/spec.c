@@ -106,6 +106,22 @@ static cureduce_status check_exact_shaped_fields(const cureduce_spec *spec, cons
   return CUREDUCE_STATUS_OK;
 }
 
+/* Packed column tiles (column_tiles.cu): c columns, several of their rows to a 16-byte load, in a
+ * tile one thread wide. */
+static cureduce_status check_packed_columns(const cureduce_spec *spec, size_t element) {
+  size_t row_bytes = (size_t)spec->cols * element;
+  CUREDUCE_RETURN_ERROR_IF(spec->op == CUREDUCE_OP_EXACT_SUM, INVALID_SPEC,
+                           "exact sums of columns read a row length at run time: c must be 0");
+  CUREDUCE_RETURN_ERROR_IF(row_bytes >= CUREDUCE_PACKED_LOAD_BYTES || CUREDUCE_PACKED_LOAD_BYTES % row_bytes != 0,
+                           INVALID_SPEC, "packed columns (c%u) take rows that divide a %d-byte load: %u of %s are %zu bytes",
+                           spec->cols, CUREDUCE_PACKED_LOAD_BYTES, spec->cols, cureduce_dtype_name(spec->input), row_bytes);
+  CUREDUCE_RETURN_ERROR_IF(spec->vector_bytes != CUREDUCE_PACKED_LOAD_BYTES || spec->group != 1, INVALID_SPEC,
+                           "packed columns (c%u) load %d bytes in a tile of one thread: v%d and t1, not v%u and t%u",
+                           spec->cols, CUREDUCE_PACKED_LOAD_BYTES, CUREDUCE_PACKED_LOAD_BYTES, spec->vector_bytes,
+                           spec->group);
+  return CUREDUCE_STATUS_OK;
+}
+
 /* The group and compiled row length of a shaped strategy: groups of a power of two threads, a
  * row length only for row groups, and one short enough (CUREDUCE_COMPILED_ROW_BYTES_MAX). */
 static cureduce_status check_shaped_fields(const cureduce_spec *spec, const char *name) {
@@ -118,8 +134,10 @@ static cureduce_status check_shaped_fields(const cureduce_spec *spec, const char
                            "%s needs t, a power of two from 1 to %u, not %u", name, most, spec->group);
   CUREDUCE_RETURN_ERROR_IF(!most && spec->group != 0, INVALID_SPEC, "%s takes whole blocks: t must be 0", name);
   size_t element = cureduce_dtype_size(spec->input);
+  if (tiles && spec->cols)
+    return check_packed_columns(spec, element);
   CUREDUCE_RETURN_ERROR_IF(spec->cols && spec->strategy != CUREDUCE_STRATEGY_ROW_GROUPS, INVALID_SPEC,
-                           "only row_groups compiles a row length in: c must be 0");
+                           "only row_groups and column_tiles compile a row length in: c must be 0");
   CUREDUCE_RETURN_ERROR_IF(spec->cols > CUREDUCE_COMPILED_ROW_BYTES_MAX / element, INVALID_SPEC,
                            "a compiled row length is at most %zu elements of %s, not %u",
                            CUREDUCE_COMPILED_ROW_BYTES_MAX / element, cureduce_dtype_name(spec->input), spec->cols);

@@ -84,7 +84,8 @@ typedef struct cureduce_spec {
   uint16_t blocks_per_sm; /* launch only: the grid is at most this many blocks per SM */
   /* Shaped strategies only, 0 for the others. group: threads a row or segment (row_groups,
    * segment_groups: 1 to 32), threads across the columns of a tile (column_tiles: 1 to block).
-   * cols: a row length compiled into the kernel (row_groups), 0 to read it at run time.
+   * cols: a row length compiled into the kernel (row_groups), 0 to read it at run time; or the
+   * columns of packed column tiles, rows back to back and several to a load (column_tiles).
    * splits: launch only, blocks a row or segment at most (row_blocks, segment_blocks), blocks
    * down the rows (column_tiles): 1 to 65535. */
   uint16_t group;
@@ -98,6 +99,9 @@ typedef struct cureduce_spec {
 /* The longest row length a row_groups kernel may have compiled in: rows of at most this many bytes
  * (shape.c), so at most 256 / element size compiled lengths exist for one (operation, types). */
 #define CUREDUCE_COMPILED_ROW_BYTES_MAX 256
+
+/* Packed column tiles load this many bytes, each several whole rows (column_tiles.cu). */
+#define CUREDUCE_PACKED_LOAD_BYTES 16
 
 /* Longest text form, with its terminating NUL. */
 #define CUREDUCE_SPEC_TEXT_MAX 112

@@ -366,7 +366,8 @@ START_TEST(test_shapes) {
                   {CUREDUCE_LAYOUT_ROWS, 33, 5000, 5003, false},
                   {CUREDUCE_LAYOUT_ROWS, 2, 100000, 100000, true},
                   {CUREDUCE_LAYOUT_COLUMNS, 333, 3, 5, true},
-                  {CUREDUCE_LAYOUT_COLUMNS, 3000, 64, 64, false}};
+                  {CUREDUCE_LAYOUT_COLUMNS, 3000, 64, 64, false},
+                  {CUREDUCE_LAYOUT_COLUMNS, 5001, 2, 2, true}}; /* packed (rows several to a load) */
   static const cureduce_op ops[] = {CUREDUCE_OP_SUM, CUREDUCE_OP_MAX, CUREDUCE_OP_ARGMAX, CUREDUCE_OP_NORM2};
   int64_t begin[max_segments], end[max_segments];
   size_t elements = draw_segments(begin, end);
@@ -736,7 +737,8 @@ START_TEST(test_statistics) {
     uint64_t rows, cols, leading;
   } matrices[] = {{CUREDUCE_LAYOUT_ROWS, 1000, 7, 7},          {CUREDUCE_LAYOUT_ROWS, 33, 5000, 5003},
                   {CUREDUCE_LAYOUT_ROWS, 2, 100000, 100000},   {CUREDUCE_LAYOUT_COLUMNS, 333, 3, 5},
-                  {CUREDUCE_LAYOUT_COLUMNS, 3000, 64, 64}};
+                  {CUREDUCE_LAYOUT_COLUMNS, 3000, 64, 64},     {CUREDUCE_LAYOUT_COLUMNS, 5001, 2, 2},
+                  {CUREDUCE_LAYOUT_COLUMNS, 4099, 1, 1}}; /* the last two packed: a shift a column */
   for (size_t m = 0; m < sizeof matrices / sizeof matrices[0]; m++) {
     cureduce_problem problem;
     cureduce_problem_init_matrix(&problem, matrices[m].layout, op, tested_type, tested_type, matrices[m].rows,
@@ -833,7 +835,8 @@ START_TEST(test_pair_shapes) {
     bool pinned;
   } matrices[] = {{CUREDUCE_LAYOUT_ROWS, 1000, 7, 7, true},        {CUREDUCE_LAYOUT_ROWS, 2000, 2, 2, false},
                   {CUREDUCE_LAYOUT_ROWS, 33, 5000, 5003, false},   {CUREDUCE_LAYOUT_ROWS, 2, 100000, 100000, true},
-                  {CUREDUCE_LAYOUT_COLUMNS, 333, 3, 5, true},      {CUREDUCE_LAYOUT_COLUMNS, 3000, 64, 64, false}};
+                  {CUREDUCE_LAYOUT_COLUMNS, 333, 3, 5, true},      {CUREDUCE_LAYOUT_COLUMNS, 3000, 64, 64, false},
+                  {CUREDUCE_LAYOUT_COLUMNS, 5001, 2, 2, true}}; /* packed */
   static const cureduce_op ops[] = {CUREDUCE_OP_SUM, CUREDUCE_OP_ARGMAX, CUREDUCE_OP_SAMPLE_STD};
   int64_t begin[max_segments], end[max_segments];
   size_t elements = draw_segments(begin, end);

@@ -96,6 +96,11 @@ START_TEST(test_bad_specs_are_refused) {
       "sum:f32->f32/row_blocks/b256/u4/v16/g8/t0/c8/s1",       /* and compile no row length */
       "sum:f32->f32/row_blocks/b256/u4/v16/g8/t0/c0/s0",       /* at least one split */
       "sum:f32->f32/column_tiles/b256/u4/v16/g8/t512/c0/s1",   /* a tile within the block */
+      "sum:f32->f32/column_tiles/b256/u8/v16/g4/t1/c4/s1",     /* packed columns: rows shorter than a load */
+      "sum:f16->f32/column_tiles/b256/u8/v16/g4/t1/c3/s1",     /* and dividing it */
+      "sum:u8->u64/column_tiles/b256/u8/v8/g4/t1/c2/s1",       /* loaded 16 bytes at a time */
+      "sum:u8->u64/column_tiles/b256/u8/v16/g4/t2/c2/s1",      /* by a tile one thread wide */
+      "exact_sum:f16->f32/column_tiles/b256/u8/v2/g4/t1/c2/s1", /* not for exact sums */
       "exact_sum:f32->f32/row_groups/b256/u4/v16/g8/t4/c0/s1",     /* exact sums: whole blocks a row */
       "exact_sum:f32->f32/column_tiles/b256/u4/v16/g8/t32/c0/s1",  /* columns: an element a load */
       "exact_sum:f32->f32/column_tiles/b256/u4/v4/g8/t16/c0/s1",   /* and a warp a column */
@@ -137,6 +142,8 @@ START_TEST(test_bad_specs_are_refused) {
                                      "exact_sum:f16->f32/column_tiles/b128/u8/v2/g16/t32/c0/s1",
                                      "exact_sum:f32->f32/column_tiles/b256/u4/v4/g8/t32/c0/s2",
                                      "max:u8->u8/column_tiles/b256/u4/v16/g8/t256/c0/s1056",
+                                     "sum:u8->u64/column_tiles/b256/u8/v16/g4/t1/c2/s264",
+                                     "variance:bf16->f64/column_tiles/b1024/u8/v16/g1/t1/c4/s132",
                                      "max:abs(bf16)->bf16/single_pass/b256/u4/v16/g8",
                                      "sum:square(f16)->f32/row_groups/b256/u4/v16/g8/t4/c7/s1",
                                      "sum:nonzero(f64)->u64/column_tiles/b256/u2/v16/g8/t32/c0/s3",

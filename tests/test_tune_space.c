@@ -329,6 +329,51 @@ START_TEST(test_geometry_of_columns) {
 }
 END_TEST
 
+/* Columns whose rows lie back to back, 4 bytes or fewer, read packed (column_tiles.cu): 16-byte
+ * loads of whole rows by tiles one thread wide, the row length compiled in. Not where the rows are
+ * padded, longer (left to the tuner, whose space has both), or hold 8- and 16-bit keys of min, max,
+ * argmin and argmax (tiles fold those in key lanes); and a packed spec is refused for a padded
+ * matrix. */
+START_TEST(test_packed_columns) {
+  static const struct {
+    cureduce_op op;
+    cureduce_dtype type;
+    uint64_t cols, leading;
+    bool packed, in_space;
+  } cases[] = {{CUREDUCE_OP_SUM, CUREDUCE_U8, 2, 2, true, true},      {CUREDUCE_OP_SUM, CUREDUCE_U8, 4, 4, true, true},
+               {CUREDUCE_OP_SUM, CUREDUCE_U8, 8, 8, false, true},     {CUREDUCE_OP_SUM, CUREDUCE_U8, 2, 3, false, false},
+               {CUREDUCE_OP_SUM, CUREDUCE_F16, 2, 2, true, true},     {CUREDUCE_OP_SUM, CUREDUCE_F32, 1, 1, true, true},
+               {CUREDUCE_OP_SUM, CUREDUCE_F32, 2, 2, false, true},    {CUREDUCE_OP_SUM, CUREDUCE_F32, 4, 4, false, false},
+               {CUREDUCE_OP_SUM, CUREDUCE_F32, 3, 3, false, false},   {CUREDUCE_OP_ARGMIN, CUREDUCE_U8, 2, 2, false, true},
+               {CUREDUCE_OP_MAX, CUREDUCE_BF16, 2, 2, false, true},   {CUREDUCE_OP_ARGMAX, CUREDUCE_F32, 1, 1, true, true},
+               {CUREDUCE_OP_EXACT_SUM, CUREDUCE_F16, 2, 2, false, false}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    cureduce_problem problem;
+    cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_COLUMNS, cases[i].op, cases[i].type, cases[i].type, 1 << 20,
+                                 cases[i].cols, cases[i].leading);
+    cureduce_spec spec = cureduce_shape_heuristic(&problem, device.sm_count, device.max_threads_per_sm), space[32];
+    char text[CUREDUCE_SPEC_TEXT_MAX];
+    cureduce_spec_format(&spec, text);
+    ck_assert_msg((spec.cols != 0) == cases[i].packed, "case %zu: %s", i, text);
+    if (cases[i].packed)
+      ck_assert_msg(spec.vector_bytes == 16 && spec.group == 1 && spec.cols == cases[i].cols, "%s", text);
+    size_t count = cureduce_shape_tune_space(&problem, device.sm_count, device.max_threads_per_sm, false,
+                                             CUREDUCE_SLOT_BYTES, space, 32);
+    bool packed_in_space = false;
+    for (size_t k = 0; k < count; k++)
+      packed_in_space = packed_in_space || space[k].cols != 0;
+    ck_assert_msg(packed_in_space == cases[i].in_space, "case %zu", i);
+  }
+  cureduce_problem padded;
+  cureduce_problem_init_matrix(&padded, CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_SUM, CUREDUCE_U8, CUREDUCE_U64, 1000, 2, 4);
+  cureduce_spec packed;
+  ck_assert(cureduce_spec_parse("sum:u8->u64/column_tiles/b256/u8/v16/g4/t1/c2/s1", &packed) == CUREDUCE_STATUS_OK);
+  ck_assert_int_eq(cureduce_shape_check_spec(&packed, &padded), CUREDUCE_STATUS_INVALID_SPEC);
+  ck_assert_msg(strstr(cureduce_last_error_detail(), "leading dimension must be 2, not 4"), "%s",
+                cureduce_last_error_detail());
+}
+END_TEST
+
 /* Rows of blocks run in one wave and in equal passes: where the rows are fewer than the device's
  * blocks, every row at once (64 rows of 2^22 f32: 16 splits each, not 17 with two rows left for a
  * second pass); where more, as few blocks as take them in as few passes (2048 rows: 1024 blocks of
@@ -389,15 +434,16 @@ static void add_kernel(kernel_set *set, const cureduce_spec *spec) {
 /* How many kernels a stream of shapes can make the heuristic compile, per operation and types, as
  * the README counts them: rows with their length compiled in (at most 256 bytes), up to 6 a length
  * (load widths the leading dimension's alignment allows, and the packed form); 6 for rows of a
- * length at run time (group sizes); 1 for split rows; at most 80 for columns (4 load widths at most
- * by 20 tiles), 60 for f32. Every compiled length, with padded leading dimensions, and long rows and
- * columns of many shapes, for f32 and u8 sums. */
+ * length at run time (group sizes); 1 for split rows; at most 80 for column tiles (4 load widths at
+ * most by 20 tiles), 60 for f32; and 2 packed columns kernels (blocks of 256 or 1024) for each row
+ * of 4 bytes or fewer: 3 for u8 (1, 2 or 4 columns), 1 for f32. Every compiled length, with padded
+ * leading dimensions, and long rows and columns of many shapes, for f32 and u8 sums. */
 START_TEST(test_heuristic_kernels_bounded) {
   static const cureduce_dtype types[] = {CUREDUCE_F32, CUREDUCE_U8};
   static const uint64_t row_counts[] = {1, 3, 64, 1000, (1 << 16) + 1, 1 << 20, 1 << 27};
-  static kernel_set rows, columns;
+  static kernel_set rows, columns, packed;
   for (size_t t = 0; t < 2; t++) {
-    rows.count = columns.count = 0;
+    rows.count = columns.count = packed.count = 0;
     size_t element = cureduce_dtype_size(types[t]), compiled_lengths = CUREDUCE_COMPILED_ROW_BYTES_MAX / element;
     for (uint64_t cols = 1; cols <= ((uint64_t)1 << 28); cols = cols < 2 * compiled_lengths ? cols + 1 : cols * 2 + 1)
       for (size_t r = 0; r < sizeof row_counts / sizeof row_counts[0]; r++)
@@ -410,12 +456,17 @@ START_TEST(test_heuristic_kernels_bounded) {
             cureduce_problem_init_matrix(&problem, (cureduce_layout)layout, CUREDUCE_OP_SUM, types[t], types[t],
                                          row_counts[r], cols, leading);
             cureduce_spec spec = cureduce_shape_heuristic(&problem, device.sm_count, device.max_threads_per_sm);
-            add_kernel(layout == CUREDUCE_LAYOUT_ROWS ? &rows : &columns, &spec);
+            add_kernel(layout == CUREDUCE_LAYOUT_ROWS ? &rows : spec.cols ? &packed : &columns, &spec);
           }
         }
     size_t columns_most = types[t] == CUREDUCE_F32 ? 60 : 80;
     ck_assert_uint_le(rows.count, compiled_lengths * 6 + 6 + 1);
     ck_assert_uint_le(columns.count, columns_most);
+    size_t packed_lengths = 0; /* rows of 4 bytes or fewer that divide a load */
+    for (size_t bytes = element; bytes <= 4; bytes *= 2)
+      packed_lengths++;
+    ck_assert_uint_le(packed.count, 2 * packed_lengths);
+    ck_assert_uint_ge(packed.count, packed_lengths); /* the sweep reached each */
     ck_assert_uint_ge(rows.count, compiled_lengths); /* the sweep reached every compiled length */
   }
 }
@@ -432,6 +483,7 @@ int main(void) {
   tcase_add_test(space, test_space_of_split_exact_shapes);
   tcase_add_test(space, test_fit_workspace);
   tcase_add_test(space, test_geometry_of_columns);
+  tcase_add_test(space, test_packed_columns);
   tcase_add_test(space, test_geometry_of_rows);
   tcase_add_test(space, test_short_rows_unsplit);
   tcase_add_test(space, test_heuristic_kernels_bounded);
