@@ -437,7 +437,7 @@ static cureduce_status run_shaped(const cureduce_plan *plan, const execution_inp
   CUREDUCE_FORWARD_IF_ERROR(explain_launch_failure(context, stream,
                                                    shaped_workspace(plan, &now.launch, (CUdeviceptr)(uintptr_t)workspace,
                                                                     workspace_bytes, stream, &claimed, &armed_area)));
-  cureduce_shape_argument shape = {problem->rows, problem->cols, problem->leading_dimension, memory.begin, memory.end};
+  cureduce_shape_argument shape = cureduce_shape_argument_of(&now.choice.spec, problem, memory.begin, memory.end);
   return explain_launch_failure(context, stream,
                                 cureduce_launch_shaped(context->driver, &now.choice.spec, now.choice.kernel,
                                                        &now.launch, memory.input, memory.second, &shape,

@@ -382,9 +382,40 @@ static cureduce_spec columns_heuristic(const cureduce_problem *problem, int sm_c
   return column_tiles_spec(problem, sm_count, max_threads_per_sm);
 }
 
+/* A matrix of one row: each column is one element, reduced alone, which rows of one element are
+ * too. Row groups read such rows back to back, 16 bytes a load with several loads in flight, and
+ * store their results together, where column tiles give each thread a single load (f32 columns of
+ * 1 x 2^28 at 80% of their floor on an H200; rows of two elements in row groups 97%). So a row
+ * strategy runs such a columns problem as its transpose; column tiles still may (exact sums keep
+ * their own kernels). */
+static bool one_row_columns(const cureduce_problem *problem) {
+  return problem->layout == CUREDUCE_LAYOUT_COLUMNS && problem->rows == 1 && problem->op != CUREDUCE_OP_EXACT_SUM;
+}
+static cureduce_problem as_rows_of_one(const cureduce_problem *problem) {
+  cureduce_problem rows = *problem;
+  rows.layout = CUREDUCE_LAYOUT_ROWS, rows.rows = problem->cols, rows.cols = rows.leading_dimension = 1;
+  return rows;
+}
+/* The problem the spec's kernel reduces: the problem itself, or a one-row columns problem's
+ * transpose under a row strategy. */
+static cureduce_problem launched_problem(const cureduce_spec *spec, const cureduce_problem *problem) {
+  bool row_strategy = cureduce_strategy_layout((cureduce_strategy)spec->strategy) == CUREDUCE_LAYOUT_ROWS;
+  return one_row_columns(problem) && row_strategy ? as_rows_of_one(problem) : *problem;
+}
+
+cureduce_shape_argument cureduce_shape_argument_of(const cureduce_spec *spec, const cureduce_problem *problem,
+                                                   CUdeviceptr begin, CUdeviceptr end) {
+  cureduce_problem launched = launched_problem(spec, problem);
+  return (cureduce_shape_argument){launched.rows, launched.cols, launched.leading_dimension, begin, end};
+}
+
 cureduce_spec cureduce_shape_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm) {
   if (problem->op == CUREDUCE_OP_EXACT_SUM)
     return exact_spec(problem, sm_count, max_threads_per_sm);
+  if (one_row_columns(problem)) {
+    cureduce_problem rows = as_rows_of_one(problem);
+    return rows_heuristic(&rows, sm_count, max_threads_per_sm);
+  }
   switch (problem->layout) {
   case CUREDUCE_LAYOUT_ROWS: return rows_heuristic(problem, sm_count, max_threads_per_sm);
   case CUREDUCE_LAYOUT_SEGMENTS: return segments_heuristic(problem, sm_count, max_threads_per_sm);
@@ -392,10 +423,15 @@ cureduce_spec cureduce_shape_heuristic(const cureduce_problem *problem, int sm_c
   }
 }
 
-cureduce_status cureduce_shape_check_spec(const cureduce_spec *spec, const cureduce_problem *problem) {
+cureduce_status cureduce_shape_check_spec(const cureduce_spec *spec, const cureduce_problem *given) {
   cureduce_strategy strategy = (cureduce_strategy)spec->strategy;
+  cureduce_problem launched = launched_problem(spec, given);
+  const cureduce_problem *problem = &launched;
   CUREDUCE_RETURN_ERROR_IF(cureduce_strategy_layout(strategy) != problem->layout, INVALID_SPEC,
-                           "%s is not a strategy for this problem's layout", cureduce_strategy_name(strategy));
+                           "%s is not a strategy for this problem's layout%s", cureduce_strategy_name(strategy),
+                           given->layout == CUREDUCE_LAYOUT_COLUMNS
+                               ? " (columns take column_tiles; a matrix of one row, row strategies too)"
+                               : "");
   CUREDUCE_RETURN_ERROR_IF(spec->cols && spec->cols != problem->cols, INVALID_SPEC,
                            "the spec compiles rows of %u elements in, the problem's have %llu", spec->cols,
                            (unsigned long long)problem->cols);
@@ -407,8 +443,10 @@ cureduce_status cureduce_shape_check_spec(const cureduce_spec *spec, const cured
   return CUREDUCE_STATUS_OK;
 }
 
-cureduce_shape_launch cureduce_shape_geometry(const cureduce_spec *spec, const cureduce_problem *problem,
+cureduce_shape_launch cureduce_shape_geometry(const cureduce_spec *spec, const cureduce_problem *given,
                                               int sm_count) {
+  cureduce_problem launched = launched_problem(spec, given);
+  const cureduce_problem *problem = &launched;
   size_t resident = (size_t)sm_count * spec->blocks_per_sm, rows = problem->rows;
   size_t element = cureduce_dtype_size(problem->input_type), vector_elements = spec->vector_bytes / element;
   cureduce_shape_launch launch = {.grid_x = 1, .grid_y = 1};
@@ -529,8 +567,8 @@ static size_t exact_family_specs(const cureduce_problem *problem, int sm_count, 
 
 /* The families that suit the problem's shape, each in the heuristic's configuration for it. Rows
  * between 4 and 16 KiB long may take a group or whole blocks; segments, whose lengths are on the
- * device, either; columns whose rows pack into a load, tiles or packed; exact sums their own
- * (exact_family_specs). */
+ * device, either; columns whose rows pack into a load, tiles or packed, and those of one row,
+ * tiles or rows of one element (one_row_columns); exact sums their own (exact_family_specs). */
 static size_t family_specs(const cureduce_problem *problem, int sm_count, int max_threads_per_sm, cureduce_spec *out) {
   size_t row_bytes = problem->cols * cureduce_dtype_size(problem->input_type), count = 0;
   if (problem->op == CUREDUCE_OP_EXACT_SUM)
@@ -551,6 +589,10 @@ static size_t family_specs(const cureduce_problem *problem, int sm_count, int ma
     out[count++] = column_tiles_spec(problem, sm_count, max_threads_per_sm);
     if (packs_columns(problem, CUREDUCE_PACKED_LOAD_BYTES))
       out[count++] = packed_columns_spec(problem, sm_count, max_threads_per_sm);
+    if (one_row_columns(problem)) {
+      cureduce_problem rows = as_rows_of_one(problem);
+      out[count++] = row_groups_spec(&rows, max_threads_per_sm);
+    }
   }
   return count;
 }

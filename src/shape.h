@@ -33,9 +33,13 @@ typedef struct cureduce_shape_launch {
 
 /* The heuristic's spec for a shaped problem (cureduce_problem_check passed). */
 cureduce_spec cureduce_shape_heuristic(const cureduce_problem *problem, int sm_count, int max_threads_per_sm);
-/* INVALID_SPEC unless a production spec is for the problem's layout (and a compiled row length
- * is the problem's). */
+/* INVALID_SPEC unless a production spec is for the problem's layout (a matrix of one row's
+ * columns: also a row strategy, on its transpose) and a compiled row length is the problem's. */
 cureduce_status cureduce_shape_check_spec(const cureduce_spec *spec, const cureduce_problem *problem);
+/* The kernel's shape argument for spec on the problem (a one-row matrix's columns under a row
+ * strategy: rows of one element), with a segments problem's offsets (else 0). */
+cureduce_shape_argument cureduce_shape_argument_of(const cureduce_spec *spec, const cureduce_problem *problem,
+                                                   CUdeviceptr begin, CUdeviceptr end);
 /* The launch of spec on the problem's shape. */
 cureduce_shape_launch cureduce_shape_geometry(const cureduce_spec *spec, const cureduce_problem *problem,
                                               int sm_count);

@@ -342,7 +342,7 @@ static cureduce_status launch_once(bench_state *b, const cureduce_spec *spec, CU
   if (!cureduce_problem_is_shaped(problem))
     return cureduce_launch_single_pass(c->driver, spec, kernel, t->grid, b->input, (size_t)problem->n, b->output,
                                        b->workspace, b->second, b->stream);
-  cureduce_shape_argument shape = {problem->rows, problem->cols, problem->leading_dimension, b->begin, b->end};
+  cureduce_shape_argument shape = cureduce_shape_argument_of(spec, problem, b->begin, b->end);
   /* A plan's launch arms its bytes in place, not in a slot, where its workspace outgrows a slot. */
   CUdeviceptr armed_area = t->shaped.workspace_bytes <= CUREDUCE_SLOT_BYTES ? b->armed_area : 0;
   return cureduce_launch_shaped(c->driver, spec, kernel, &t->shaped, b->input, b->second, &shape, b->output,

@@ -46,8 +46,11 @@ static cureduce_tune_record shape_key(const cureduce_problem *problem) {
                                           bit_length(problem->n));
   uint16_t cols_class = 0;
   if (problem->layout != CUREDUCE_LAYOUT_SEGMENTS) {
-    bool compiled = problem->layout == CUREDUCE_LAYOUT_ROWS &&
-                    problem->cols * cureduce_dtype_size(problem->input_type) <= CUREDUCE_COMPILED_ROW_BYTES_MAX;
+    /* A length kernels compile in (shape.c) is a class of its own: rows of up to 256 bytes, and
+     * columns whose rows may be packed several to a load. */
+    size_t row_bytes = problem->cols * cureduce_dtype_size(problem->input_type);
+    bool compiled = problem->layout == CUREDUCE_LAYOUT_ROWS ? row_bytes <= CUREDUCE_COMPILED_ROW_BYTES_MAX
+                                                           : row_bytes < CUREDUCE_PACKED_LOAD_BYTES;
     cols_class = (uint16_t)(compiled ? problem->cols : CUREDUCE_COLS_BUCKETED + bit_length(problem->cols));
     if (problem->leading_dimension > problem->cols)
       cols_class |= CUREDUCE_COLS_PADDED;
@@ -161,6 +164,17 @@ static bool all_zero(const unsigned char *p, size_t count) {
   return true;
 }
 
+/* Whether a record's spec runs problems of its class (shape.c, cureduce_shape_check_spec): a
+ * strategy of the class's layout, its compiled length the class's; or for the columns of a matrix
+ * of one row (rows of bit length 1), rows of one element. */
+static bool spec_fits_class(const cureduce_tune_record *r) {
+  cureduce_layout runs = cureduce_strategy_layout(r->spec.strategy);
+  if (r->layout == CUREDUCE_LAYOUT_COLUMNS && runs == CUREDUCE_LAYOUT_ROWS)
+    return r->bucket == 1 && r->spec.cols == 1;
+  return runs == (cureduce_layout)r->layout &&
+         (r->spec.cols == 0 || r->spec.cols == cureduce_tunedb_class_length(r->cols_class));
+}
+
 /* A record is valid when its checksum holds, nothing hides in its zero bytes, and it describes a
  * legal production spec for its own key: of the key's operation, transform, types and layout, a compiled row
  * length only as the key's columns class (the exact length), contiguous keys with class 0. A
@@ -191,10 +205,8 @@ static bool decode_record(const unsigned char *p, uint32_t format, cureduce_tune
   bool contiguous = r->layout == CUREDUCE_LAYOUT_CONTIGUOUS;
   return r->spec.op == r->op && r->spec.input == r->input && r->spec.output == r->output && r->bucket <= 64 &&
          r->layout <= CUREDUCE_LAYOUT_SEGMENTS && (!contiguous || r->cols_class == 0) &&
-         r->cols_class < 2 * CUREDUCE_COLS_PADDED &&
-         (r->spec.cols == 0 || r->spec.cols == cureduce_tunedb_class_length(r->cols_class)) &&
-         cureduce_spec_validate_production(&r->spec) == CUREDUCE_STATUS_OK &&
-         cureduce_strategy_layout(r->spec.strategy) == (cureduce_layout)r->layout;
+         r->cols_class < 2 * CUREDUCE_COLS_PADDED && cureduce_spec_validate_production(&r->spec) == CUREDUCE_STATUS_OK &&
+         spec_fits_class(r);
 }
 
 /* Whether records [from, count) already hold r's slot. */

@@ -73,8 +73,9 @@ END_TEST
 
 /* Every family a shaped plan may pick, for every (operation, input, output) it takes, each as the
  * heuristic gives it for a shape that reaches it: rows compiled in (packed several to a load, and
- * not), rows read at run time, split rows, segments, columns narrow and wide, and packed (rows of up
- * to 4 bytes back to back; exact_sum: into the float types, which a shaped problem of it takes). */
+ * not), rows read at run time, split rows, segments, columns narrow and wide, packed (rows of up to
+ * 4 bytes back to back) and of one row (rows of one element; exact_sum: into the float types, which
+ * a shaped problem of it takes). */
 START_TEST(test_every_shaped_kernel_compiles) {
   cureduce_op op = (cureduce_op)_i;
   static const struct {
@@ -83,7 +84,8 @@ START_TEST(test_every_shaped_kernel_compiles) {
   } shapes[] = {{CUREDUCE_LAYOUT_ROWS, 1 << 20, 2, 2},       {CUREDUCE_LAYOUT_ROWS, 1 << 16, 25, 27},
                 {CUREDUCE_LAYOUT_ROWS, 1 << 14, 1000, 1000}, {CUREDUCE_LAYOUT_ROWS, 4, 1 << 22, 1 << 22},
                 {CUREDUCE_LAYOUT_SEGMENTS, 1 << 16, 0, 0},    {CUREDUCE_LAYOUT_COLUMNS, 1 << 20, 3, 3},
-                {CUREDUCE_LAYOUT_COLUMNS, 64, 1 << 16, 1 << 16}, {CUREDUCE_LAYOUT_COLUMNS, 1 << 20, 1, 1}};
+                {CUREDUCE_LAYOUT_COLUMNS, 64, 1 << 16, 1 << 16}, {CUREDUCE_LAYOUT_COLUMNS, 1 << 20, 1, 1},
+                {CUREDUCE_LAYOUT_COLUMNS, 1, 1 << 20, 1 << 20}};
   /* The moments and logsumexp for f32 alone: the families' code around an operation's algebra is
    * the same for every type, and test_every_production_kernel_compiles compiles the algebra for all. */
   bool one_type = op > CUREDUCE_OP_NORM2;

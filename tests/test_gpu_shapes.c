@@ -58,6 +58,8 @@ static const shape matrices[] = {
     {CUREDUCE_LAYOUT_COLUMNS, 1 << 20, 3, 4},    {CUREDUCE_LAYOUT_COLUMNS, 1 << 10, 1 << 12, 1 << 12},
     /* packed columns (rows back to back, several to a load), rows left after the last whole load */
     {CUREDUCE_LAYOUT_COLUMNS, 100003, 2, 2},     {CUREDUCE_LAYOUT_COLUMNS, 4099, 4, 4},
+    /* one row: rows of one element on its transpose, or tiles */
+    {CUREDUCE_LAYOUT_COLUMNS, 1, 100003, 100007},
 };
 
 /* Segments: how many, within an input of how many elements. */

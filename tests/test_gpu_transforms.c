@@ -738,7 +738,8 @@ START_TEST(test_statistics) {
   } matrices[] = {{CUREDUCE_LAYOUT_ROWS, 1000, 7, 7},          {CUREDUCE_LAYOUT_ROWS, 33, 5000, 5003},
                   {CUREDUCE_LAYOUT_ROWS, 2, 100000, 100000},   {CUREDUCE_LAYOUT_COLUMNS, 333, 3, 5},
                   {CUREDUCE_LAYOUT_COLUMNS, 3000, 64, 64},     {CUREDUCE_LAYOUT_COLUMNS, 5001, 2, 2},
-                  {CUREDUCE_LAYOUT_COLUMNS, 4099, 1, 1}}; /* the last two packed: a shift a column */
+                  {CUREDUCE_LAYOUT_COLUMNS, 4099, 1, 1},       /* these two packed: a shift a column */
+                  {CUREDUCE_LAYOUT_COLUMNS, 1, 5001, 5001}};   /* one row: rows of one element */
   for (size_t m = 0; m < sizeof matrices / sizeof matrices[0]; m++) {
     cureduce_problem problem;
     cureduce_problem_init_matrix(&problem, matrices[m].layout, op, tested_type, tested_type, matrices[m].rows,

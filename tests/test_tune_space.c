@@ -302,8 +302,10 @@ START_TEST(test_geometry_of_columns) {
     uint64_t cols = (uint64_t)1 << log_cols, rows = ((uint64_t)1 << 28) / cols;
     cureduce_shape_launch launch;
     cureduce_spec spec = heuristic_of(CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_F32, rows, cols, &launch);
-    check_column_tiles(CUREDUCE_F32, rows, cols, &spec);
     ck_assert_uint_ge((uint64_t)launch.grid_x * launch.grid_y * spec.block, 2 * device.sm_count * 256);
+    if (rows == 1)
+      continue; /* rows of one element (test_one_row_columns) */
+    check_column_tiles(CUREDUCE_F32, rows, cols, &spec);
     if (cols / 4 >= 2 * device.sm_count * 256u)
       ck_assert(spec.block == 256 && spec.group == 256 && spec.splits == 1);
     if (cols <= 64)
@@ -316,7 +318,8 @@ START_TEST(test_geometry_of_columns) {
         uint64_t cols = (uint64_t)1 << log_cols, rows = ((uint64_t)1 << log_total) / cols;
         cureduce_shape_launch launch;
         cureduce_spec spec = heuristic_of(CUREDUCE_LAYOUT_COLUMNS, types[t], rows, cols, &launch);
-        check_column_tiles(types[t], rows, cols, &spec);
+        if (rows > 1)
+          check_column_tiles(types[t], rows, cols, &spec);
         if (log_total == 28)
           ck_assert_uint_ge((uint64_t)launch.grid_x * launch.grid_y * spec.block, 2 * device.sm_count * 256);
       }
@@ -371,6 +374,43 @@ START_TEST(test_packed_columns) {
   ck_assert_int_eq(cureduce_shape_check_spec(&packed, &padded), CUREDUCE_STATUS_INVALID_SPEC);
   ck_assert_msg(strstr(cureduce_last_error_detail(), "leading dimension must be 2, not 4"), "%s",
                 cureduce_last_error_detail());
+}
+END_TEST
+
+/* The columns of a matrix of one row run as rows of one element (row_groups on the transpose,
+ * several to a load), or in column tiles, not rows of more; its exact sums in their own kernels. */
+START_TEST(test_one_row_columns) {
+  cureduce_problem problem;
+  cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 1,
+                               (uint64_t)1 << 28, (uint64_t)1 << 28);
+  cureduce_spec spec = cureduce_shape_heuristic(&problem, device.sm_count, device.max_threads_per_sm);
+  char text[CUREDUCE_SPEC_TEXT_MAX];
+  cureduce_spec_format(&spec, text);
+  ck_assert_msg(spec.strategy == CUREDUCE_STRATEGY_ROW_GROUPS && spec.cols == 1 && spec.group == 1, "%s", text);
+  cureduce_shape_argument shape = cureduce_shape_argument_of(&spec, &problem, 0, 0);
+  ck_assert(shape.rows == (uint64_t)1 << 28 && shape.cols == 1 && shape.leading == 1);
+  cureduce_shape_launch launch = cureduce_shape_geometry(&spec, &problem, device.sm_count);
+  ck_assert_uint_eq(launch.workspace_bytes, 0);
+  cureduce_spec space[CUREDUCE_SHAPE_SPACE_MAX];
+  size_t count = cureduce_shape_tune_space(&problem, device.sm_count, device.max_threads_per_sm, false,
+                                           CUREDUCE_SLOT_BYTES, space, CUREDUCE_SHAPE_SPACE_MAX);
+  bool tiles = false;
+  for (size_t i = 0; i < count; i++) {
+    tiles = tiles || space[i].strategy == CUREDUCE_STRATEGY_COLUMN_TILES;
+    ck_assert(cureduce_shape_check_spec(&space[i], &problem) == CUREDUCE_STATUS_OK);
+  }
+  ck_assert(tiles);
+  cureduce_spec tile;
+  ck_assert(cureduce_spec_parse("sum:f32->f32/column_tiles/b256/u8/v16/g4/t256/c0/s1", &tile) == CUREDUCE_STATUS_OK);
+  shape = cureduce_shape_argument_of(&tile, &problem, 0, 0);
+  ck_assert(shape.rows == 1 && shape.cols == (uint64_t)1 << 28);
+  problem.rows = 2; /* two rows: not a row strategy's */
+  ck_assert_int_eq(cureduce_shape_check_spec(&spec, &problem), CUREDUCE_STATUS_INVALID_SPEC);
+  ck_assert_msg(strstr(cureduce_last_error_detail(), "a matrix of one row, row strategies too"), "%s",
+                cureduce_last_error_detail());
+  problem.rows = 1, problem.op = CUREDUCE_OP_EXACT_SUM;
+  spec = cureduce_shape_heuristic(&problem, device.sm_count, device.max_threads_per_sm);
+  ck_assert_int_eq(spec.strategy, CUREDUCE_STRATEGY_COLUMN_TILES);
 }
 END_TEST
 
@@ -484,6 +524,7 @@ int main(void) {
   tcase_add_test(space, test_fit_workspace);
   tcase_add_test(space, test_geometry_of_columns);
   tcase_add_test(space, test_packed_columns);
+  tcase_add_test(space, test_one_row_columns);
   tcase_add_test(space, test_geometry_of_rows);
   tcase_add_test(space, test_short_rows_unsplit);
   tcase_add_test(space, test_heuristic_kernels_bounded);

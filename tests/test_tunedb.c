@@ -20,21 +20,24 @@ static const char *const gpu = "device=NVIDIA H200;cc=9.0;sms=132;bus_bits=6144;
 static const cureduce_logger quiet = {CUREDUCE_LOG_ERROR, NULL, NULL};
 
 /* A shaped problem of each layout in turn, with rows short enough to compile in, long rows,
- * padded ones, columns and segments: a record of what the heuristic picks for it. */
+ * padded ones, columns (packed ones, and a matrix of one row among them) and segments: a record
+ * of what the heuristic picks for it. */
 static cureduce_tune_record shaped_record_for(cureduce_op op, cureduce_dtype input, int index) {
   static const struct {
     cureduce_layout layout;
     uint64_t rows, cols, leading;
   } shapes[] = {{CUREDUCE_LAYOUT_ROWS, 4096, 4, 4},       {CUREDUCE_LAYOUT_ROWS, 100, 1 << 20, 1 << 20},
                 {CUREDUCE_LAYOUT_ROWS, 7, 33, 40},        {CUREDUCE_LAYOUT_COLUMNS, 1 << 16, 300, 300},
-                {CUREDUCE_LAYOUT_SEGMENTS, 5000, 0, 0}};
-  int s = index / 3 % 5;
+                {CUREDUCE_LAYOUT_SEGMENTS, 5000, 0, 0},   {CUREDUCE_LAYOUT_COLUMNS, 1 << 16, 1, 1},
+                {CUREDUCE_LAYOUT_COLUMNS, 1, 5000, 5000}};
+  int s = index / 3 % 7;
+  uint64_t rows = shapes[s].rows == 1 ? 1 : shapes[s].rows << (index % 7);
   cureduce_problem problem;
   if (shapes[s].layout == CUREDUCE_LAYOUT_SEGMENTS)
-    cureduce_problem_init_segments(&problem, op, input, input, shapes[s].rows << (index % 7));
+    cureduce_problem_init_segments(&problem, op, input, input, rows);
   else
-    cureduce_problem_init_matrix(&problem, shapes[s].layout, op, input, input, shapes[s].rows << (index % 7),
-                                 shapes[s].cols, shapes[s].leading);
+    cureduce_problem_init_matrix(&problem, shapes[s].layout, op, input, input, rows, shapes[s].cols,
+                                 shapes[s].leading);
   cureduce_tune_record record = cureduce_tunedb_key(&problem);
   record.spec = cureduce_shape_heuristic(&problem, 132, 2048);
   return record;
@@ -73,6 +76,12 @@ static cureduce_tunedb some_records(int count, int first) {
 
 START_TEST(test_round_trip_and_lookup) {
   cureduce_tunedb db = some_records(100, 0), back = {0};
+  int packed = 0, one_row = 0; /* the records of packed columns and of a matrix of one row */
+  for (size_t i = 0; i < db.count; i++) {
+    packed += db.records[i].layout == CUREDUCE_LAYOUT_COLUMNS && db.records[i].spec.cols != 0;
+    one_row += db.records[i].layout == CUREDUCE_LAYOUT_COLUMNS && db.records[i].bucket == 1;
+  }
+  ck_assert(packed > 0 && one_row > 0);
   void *data;
   size_t size;
   ck_assert(cureduce_tunedb_encode(gpu, &db, &data, &size));
@@ -126,6 +135,13 @@ START_TEST(test_shaped_keys) {
   ck_assert_uint_eq(cureduce_tunedb_key(&b).cols_class, CUREDUCE_COLS_BUCKETED + 13 + CUREDUCE_COLS_PADDED);
   b.layout = CUREDUCE_LAYOUT_COLUMNS;
   ck_assert_uint_eq(cureduce_tunedb_key(&b).layout, CUREDUCE_LAYOUT_COLUMNS);
+  /* columns whose rows may be packed (under 16 bytes) by their length, as compiled rows */
+  cureduce_problem_init_matrix(&b, CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 1000, 2, 2);
+  ck_assert_uint_eq(cureduce_tunedb_key(&b).cols_class, 2);
+  b.cols = b.leading_dimension = 3;
+  ck_assert_uint_eq(cureduce_tunedb_key(&b).cols_class, 3);
+  b.cols = b.leading_dimension = 4;
+  ck_assert_uint_eq(cureduce_tunedb_key(&b).cols_class, CUREDUCE_COLS_BUCKETED + 3);
   cureduce_problem_init_segments(&a, CUREDUCE_OP_MAX, CUREDUCE_I8, CUREDUCE_I8, 70000);
   key = cureduce_tunedb_key(&a);
   ck_assert(key.layout == CUREDUCE_LAYOUT_SEGMENTS && key.bucket == 17 && key.cols_class == 0);
@@ -209,6 +225,31 @@ START_TEST(test_record_must_fit_its_key) {
     ck_assert(cureduce_tunedb_encode(gpu, &db, &data, &size));
     ck_assert_int_eq(cureduce_tunedb_decode(gpu, data, size, &back), CUREDUCE_TUNEDB_DAMAGED);
     ck_assert_uint_eq(back.count, 5);
+    free(data);
+    cureduce_tunedb_free(&db);
+    cureduce_tunedb_free(&back);
+  }
+}
+END_TEST
+
+/* The columns of a matrix of one row may run as rows of one element (shape.c): a record of that
+ * class (rows of bit length 1) with such a spec is sound, one of two rows is damage. */
+START_TEST(test_one_row_columns_record) {
+  cureduce_problem problem;
+  cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 1,
+                               5000, 5000);
+  for (int rows = 1; rows <= 2; rows++) {
+    cureduce_tune_record record = cureduce_tunedb_key(&problem);
+    record.spec = cureduce_shape_heuristic(&problem, 132, 2048);
+    ck_assert_int_eq(record.spec.strategy, CUREDUCE_STRATEGY_ROW_GROUPS);
+    record.bucket = (uint8_t)rows, record.nvrtc_version = 13000, record.time_us = 1, record.default_us = 2;
+    cureduce_tunedb db = {0}, back = {0};
+    ck_assert(cureduce_tunedb_put(&db, &record));
+    void *data;
+    size_t size;
+    ck_assert(cureduce_tunedb_encode(gpu, &db, &data, &size));
+    ck_assert_int_eq(cureduce_tunedb_decode(gpu, data, size, &back),
+                     rows == 1 ? CUREDUCE_TUNEDB_VALID : CUREDUCE_TUNEDB_DAMAGED);
     free(data);
     cureduce_tunedb_free(&db);
     cureduce_tunedb_free(&back);
@@ -441,6 +482,7 @@ int main(void) {
   tcase_add_test(tunedb, test_shaped_keys);
   tcase_add_test(tunedb, test_transform_is_part_of_the_key);
   tcase_add_test(tunedb, test_record_must_fit_its_key);
+  tcase_add_test(tunedb, test_one_row_columns_record);
   tcase_add_test(tunedb, test_reserved_bytes_must_be_zero);
   tcase_add_test(tunedb, test_ladder_rung_is_refused);
   tcase_add_test(tunedb, test_one_slot_twice_is_damage);
