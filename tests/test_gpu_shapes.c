@@ -56,10 +56,9 @@ static const shape matrices[] = {
     {CUREDUCE_LAYOUT_COLUMNS, 5, 1000, 1003},    {CUREDUCE_LAYOUT_COLUMNS, 2, 70001, 70001},
     {CUREDUCE_LAYOUT_COLUMNS, 3000, 64, 64},     {CUREDUCE_LAYOUT_COLUMNS, 1 << 16, 17, 17},
     {CUREDUCE_LAYOUT_COLUMNS, 1 << 20, 3, 4},    {CUREDUCE_LAYOUT_COLUMNS, 1 << 10, 1 << 12, 1 << 12},
-    /* packed columns (rows back to back, several to a load), rows left after the last whole load */
-    {CUREDUCE_LAYOUT_COLUMNS, 100003, 2, 2},     {CUREDUCE_LAYOUT_COLUMNS, 4099, 4, 4},
-    /* one row: rows of one element on its transpose, or tiles */
-    {CUREDUCE_LAYOUT_COLUMNS, 1, 100003, 100007},
+    /* packed columns (rows back to back, several to a load), rows left after the last whole load;
+     * one row: rows of one element on its transpose, or tiles */
+    {CUREDUCE_LAYOUT_COLUMNS, 100003, 2, 2},     {CUREDUCE_LAYOUT_COLUMNS, 1, 100003, 100007},
 };
 
 /* Segments: how many, within an input of how many elements. */
