@@ -172,7 +172,8 @@ cureduce_status cureduce_plan_run(cureduce_context *context, const cureduce_choi
 
 /* ---- the public plan calls ----------------------------------------------------------------------- */
 
-/* A pinned configuration: parsed, production, and for this problem's operation and types. */
+/* A pinned configuration: parsed, production, for this problem's operation and types, and for
+ * its layout (a shaped problem's: cureduce_shape_check_spec), before its kernel is compiled. */
 static cureduce_status pin_choice(cureduce_context *context, const cureduce_problem *problem, const char *text,
                                   cureduce_choice *choice) {
   cureduce_spec spec;
@@ -184,8 +185,11 @@ static cureduce_status pin_choice(cureduce_context *context, const cureduce_prob
                            INVALID_SPEC, "spec '%s' is not for %s of %s(%s) to %s", text,
                            cureduce_op_name(problem->op), cureduce_transform_name(problem->transform),
                            cureduce_dtype_name(problem->input_type), cureduce_dtype_name(problem->output_type));
-  CUREDUCE_RETURN_ERROR_IF(cureduce_strategy_layout((cureduce_strategy)spec.strategy) != problem->layout, INVALID_SPEC,
-                           "spec '%s' is not for this problem's layout", text);
+  if (cureduce_problem_is_shaped(problem))
+    CUREDUCE_FORWARD_IF_ERROR(cureduce_shape_check_spec(&spec, problem));
+  else
+    CUREDUCE_RETURN_ERROR_IF(cureduce_strategy_layout((cureduce_strategy)spec.strategy) != problem->layout,
+                             INVALID_SPEC, "spec '%s' is not for this problem's layout", text);
   cureduce_kernel kernel;
   CUREDUCE_FORWARD_IF_ERROR(cureduce_kcache_get(&context->kernels, &spec, &kernel));
   *choice = (cureduce_choice){spec, kernel.first, CUREDUCE_PLAN_PINNED, NULL};
@@ -216,7 +220,6 @@ static cureduce_status fill_shaped_plan(cureduce_plan *plan, const char *spec) {
   cureduce_shaped_choice made;
   if (spec) {
     CUREDUCE_FORWARD_IF_ERROR(pin_choice(context, problem, spec, &made.choice));
-    CUREDUCE_FORWARD_IF_ERROR(cureduce_shape_check_spec(&made.choice.spec, problem));
     made.launch = cureduce_shape_geometry(&made.choice.spec, problem, context->info.sm_count);
   } else {
     cureduce_tune_record key = cureduce_tunedb_key(problem), record;
