@@ -321,10 +321,13 @@ static cureduce_spec fit_tile_blocks(const cureduce_problem *problem, cureduce_s
 /* Whether the columns may be read packed (column_tiles.cu): rows back to back, each at most
  * most_row_bytes long and several whole ones to a 16-byte load, and a load's worth of them. */
 static bool packs_columns(const cureduce_problem *problem, size_t most_row_bytes) {
-  size_t row_bytes = problem->cols * cureduce_dtype_size(problem->input_type);
-  return problem->op != CUREDUCE_OP_EXACT_SUM && problem->leading_dimension == problem->cols && row_bytes &&
-         row_bytes <= most_row_bytes && row_bytes < CUREDUCE_PACKED_LOAD_BYTES &&
-         CUREDUCE_PACKED_LOAD_BYTES % row_bytes == 0 && problem->rows >= CUREDUCE_PACKED_LOAD_BYTES / row_bytes;
+  size_t element = cureduce_dtype_size(problem->input_type);
+  if (problem->cols == 0 || problem->cols >= CUREDUCE_PACKED_LOAD_BYTES / element) /* before any product */
+    return false;
+  size_t row_bytes = problem->cols * element;
+  return problem->op != CUREDUCE_OP_EXACT_SUM && problem->leading_dimension == problem->cols &&
+         row_bytes <= most_row_bytes && CUREDUCE_PACKED_LOAD_BYTES % row_bytes == 0 &&
+         problem->rows >= CUREDUCE_PACKED_LOAD_BYTES / row_bytes;
 }
 
 /* Packed columns: tiles one thread wide, fitted as those of the matrix of 16-byte rows the kernel

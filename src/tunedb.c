@@ -48,9 +48,9 @@ static cureduce_tune_record shape_key(const cureduce_problem *problem) {
   if (problem->layout != CUREDUCE_LAYOUT_SEGMENTS) {
     /* A length kernels compile in (shape.c) is a class of its own: rows of up to 256 bytes, and
      * columns whose rows may be packed several to a load. */
-    size_t row_bytes = problem->cols * cureduce_dtype_size(problem->input_type);
-    bool compiled = problem->layout == CUREDUCE_LAYOUT_ROWS ? row_bytes <= CUREDUCE_COMPILED_ROW_BYTES_MAX
-                                                           : row_bytes < CUREDUCE_PACKED_LOAD_BYTES;
+    size_t element = cureduce_dtype_size(problem->input_type); /* lengths compared in elements: no overflow */
+    bool compiled = problem->layout == CUREDUCE_LAYOUT_ROWS ? problem->cols <= CUREDUCE_COMPILED_ROW_BYTES_MAX / element
+                                                           : problem->cols < CUREDUCE_PACKED_LOAD_BYTES / element;
     cols_class = (uint16_t)(compiled ? problem->cols : CUREDUCE_COLS_BUCKETED + bit_length(problem->cols));
     if (problem->leading_dimension > problem->cols)
       cols_class |= CUREDUCE_COLS_PADDED;
