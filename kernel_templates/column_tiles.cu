@@ -210,8 +210,8 @@ __device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source
 #else
 // The thread's whole rounds of CUREDUCE_UNROLL rows from `row`, their loads in flight together,
 // each element folded on its own; returns the row after them.
-__device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source &source, const shape_t &shape,
-                                                 u64 col, u64 row, u64 step) {
+__device__ __forceinline__ u64 element_rounds(acc_t *acc, const kernel_source &source, const shape_t &shape, u64 col,
+                                              u64 row, u64 step) {
   for (; row + (CUREDUCE_UNROLL - 1) * step < shape.rows; row += CUREDUCE_UNROLL * step) {
     kernel_source::loads loaded[CUREDUCE_UNROLL];
     load_round(loaded, source, shape, col, row, step);
@@ -220,6 +220,52 @@ __device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source
   }
   return row;
 }
+#define CUREDUCE_KEY_ROW_COLUMNS \
+  (CUREDUCE_ARG_BY_VECTOR && !CUREDUCE_PAIR && !CUREDUCE_COLS && CUREDUCE_INPUT_BYTES == 4)
+#if CUREDUCE_KEY_ROW_COLUMNS
+// argmin and argmax of 32-bit keys: a thread keeps each column's largest key and the 32-bit row
+// where it first came, and a row replaces them only with a strictly larger key (a thread's rows
+// come in order): a compare and two selects an element. The (key, 64-bit index) fold, with its
+// check for an empty accumulator, took some 13 SASS instructions an element (ptxas 13.0, argmin
+// f32 b256/u8/v16: 420 a round of 32 elements, 337 now; argmax i32 238 -> 146). No row replacing
+// the lowest key means that every key was the lowest: the thread's first row holds it. Columns of
+// 2^32 - 1 rows or more fold element by element.
+const unsigned no_row = 0xffffffffu;
+__device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source &source, const shape_t &shape,
+                                                 u64 col, u64 row, u64 step) {
+  if (shape.rows >= no_row) return element_rounds(acc, source, shape, col, row, step);
+  arg_key_t best[vector_elements];
+  unsigned at[vector_elements];
+#pragma unroll
+  for (int j = 0; j < vector_elements; j++) best[j] = (arg_key_t)(-0x7fffffff - 1), at[j] = no_row;
+  const u64 first = row;
+  for (; row + (CUREDUCE_UNROLL - 1) * step < shape.rows; row += CUREDUCE_UNROLL * step) {
+    kernel_source::loads loaded[CUREDUCE_UNROLL];
+    load_round(loaded, source, shape, col, row, step);
+#pragma unroll
+    for (int k = 0; k < CUREDUCE_UNROLL; k++) {
+      keyed_vector keys;
+      keys.of(map_vector(loaded[k]));
+      const unsigned r = (unsigned)(row + k * step);
+#pragma unroll
+      for (int j = 0; j < vector_elements; j++) {
+        const bool larger = keys.key[j] > best[j];
+        best[j] = larger ? keys.key[j] : best[j];
+        at[j] = larger ? r : at[j];
+      }
+    }
+  }
+  if (row != first)
+#pragma unroll
+    for (int j = 0; j < vector_elements; j++) acc[j] = key_order::later(acc[j], best[j], at[j] == no_row ? first : at[j]);
+  return row;
+}
+#else
+__device__ __forceinline__ u64 accumulate_rounds(acc_t *acc, const kernel_source &source, const shape_t &shape,
+                                                 u64 col, u64 row, u64 step) {
+  return element_rounds(acc, source, shape, col, row, step);
+}
+#endif
 #endif
 // The last rows' loads (fewer than a round), in row order.
 __device__ __forceinline__ void fold_last_loads(acc_t *acc, const kernel_source::loads *loaded, u64 rows, u64 row,
@@ -427,6 +473,12 @@ __device__ __forceinline__ void finish_tile_words(void *words, u64 tile_first, c
 // 92; argmax bf16 b256/u8/v16 1 of 8 at 64, all 8 at 96; argmin f32 b256/u8/v16 4 of 8 at 48, 7 at 64).
 #ifdef CUREDUCE_MIN_BLOCKS_PER_SM
 #define CUREDUCE_TILE_BOUNDS __launch_bounds__(CUREDUCE_BLOCK, CUREDUCE_MIN_BLOCKS_PER_SM)
+#elif defined(CUREDUCE_KEY_ROW_COLUMNS) && CUREDUCE_KEY_ROW_COLUMNS
+// Keys and rows in the loop are narrow, but the host sizes these tiles as wide accumulators (a
+// block at least): bounded, as those kernels' 64 to 80 registers bounded them, to 1024 threads an
+// SM (the host's CUREDUCE_COLUMN_THREADS_PER_SM), where ptxas keeps a round's loads in flight in
+// 64 registers; left at a block it took 90, two blocks of 256 an SM.
+#define CUREDUCE_TILE_BOUNDS __launch_bounds__(CUREDUCE_BLOCK, CUREDUCE_BLOCK >= 1024 ? 1 : 1024 / CUREDUCE_BLOCK)
 #else
 #define CUREDUCE_TILE_BOUNDS __launch_bounds__(CUREDUCE_BLOCK, 1)
 #endif

@@ -226,6 +226,14 @@ MUTANTS = [
      "const unsigned place = blocks == 1 ? 0 : blockIdx.x;",
      "const unsigned place = blockIdx.x;",
      ("test-gpu-shapes", "f32"), "test_segments", "a segment of one block's work is read as if split, from its split's place"),
+    ("column_tiles.cu",
+     "const bool larger = keys.key[j] > best[j];",
+     "const bool larger = keys.key[j] >= best[j];",
+     ("test-gpu-shapes", "f32"), "test_key_row_columns", "32-bit key-row columns keep the last row of a tie"),
+    ("column_tiles.cu",
+     "at[j] == no_row ? first : at[j]",
+     "at[j]",
+     ("test-gpu-shapes", "i32"), "test_key_row_columns", "32-bit key-row columns of the lowest key alone lose their row"),
 ]
 
 

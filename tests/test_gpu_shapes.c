@@ -535,6 +535,73 @@ START_TEST(test_keyed_columns) {
 }
 END_TEST
 
+/* argmin and argmax of 32-bit keys keep each column's largest key and the row where it first came
+ * (column_tiles.cu, CUREDUCE_KEY_ROW_COLUMNS): a later row takes them only with a larger key, and
+ * a thread whose every key is the lowest one holds its first row. Columns of few values (a tie in
+ * each), every third one all the element whose key is the lowest (argmax: the type's smallest
+ * value, for f32 -inf, whose key is not the lowest but ties throughout; argmin: the largest), every
+ * third but one such with one other value planted: through the heuristic, and tiles of one and
+ * three splits and one thread high over every row. */
+static void check_key_row_columns(cureduce_op op, uint64_t rows, uint64_t cols) {
+  size_t elements = (size_t)(rows * cols);
+  uint32_t *host = malloc(elements * 4);
+  ck_assert(host);
+  bool argmax = op == CUREDUCE_OP_ARGMAX, f32 = tested_type == CUREDUCE_F32;
+  uint32_t lowest_key = f32 ? (argmax ? 0xff800000u : 0x7f800000u) /* -inf, +inf */
+                        : tested_type == CUREDUCE_I32 ? (argmax ? 0x80000000u : 0x7fffffffu)
+                                                      : (argmax ? 0u : 0xffffffffu);
+  for (size_t i = 0; i < elements; i++) {
+    int64_t few = cureduce_ref_random_range(-3, 3);
+    if (f32)
+      cureduce_ref_put_float(tested_type, host, i, (double)few / 2);
+    else
+      host[i] = (uint32_t)(few + 64);
+  }
+  for (uint64_t c = 0; c < cols; c++) {
+    if (c % 3 == 2)
+      continue;
+    for (uint64_t r = 0; r < rows; r++)
+      host[r * cols + c] = lowest_key;
+    if (c % 3 == 1)
+      host[(uint64_t)cureduce_ref_random_range(0, (int64_t)rows - 1) * cols + c] = host[c + 2 < cols ? c + 1 : 2];
+  }
+  CUdeviceptr input = harness_device_alloc(shared_gpu, elements * 4);
+  harness_upload(shared_gpu, input, host, elements * 4);
+  cureduce_problem problem;
+  cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_COLUMNS, op, tested_type, tested_type, rows, cols, cols);
+  run r = {.gpu = shared_gpu, .problem = problem, .mode = MODE_LIBRARY, .input = input, .output = output_buffer,
+           .scratch = scratch, .scratch_bytes = scratch_bytes};
+  check_run(&r, (unsigned char *)host, NULL, NULL, false);
+  static const struct {
+    uint16_t block, group, splits;
+  } tiles[] = {{256, 16, 1}, {256, 16, 3}, {64, 64, 1}};
+  cureduce_spec specs[3];
+  char texts[3][CUREDUCE_SPEC_TEXT_MAX];
+  for (int t = 0; t < 3; t++) {
+    specs[t] = cureduce_shape_heuristic(&problem, 132, 2048);
+    specs[t].vector_bytes = 16, specs[t].unroll = 4, specs[t].block = tiles[t].block;
+    specs[t].group = tiles[t].group, specs[t].splits = tiles[t].splits;
+    specs[t].blocks_per_sm = (uint16_t)(2048 / tiles[t].block);
+    cureduce_spec_format(&specs[t], texts[t]);
+  }
+  harness_compile_ahead(shared_gpu, specs, 3);
+  r.mode = MODE_PINNED;
+  for (int t = 0; t < 3; t++) {
+    r.spec = texts[t];
+    check_run(&r, (unsigned char *)host, NULL, NULL, false);
+  }
+  shared_gpu->cu->cuMemFree(input);
+  free(host);
+}
+
+START_TEST(test_key_row_columns) {
+  if (cureduce_dtype_size(tested_type) != 4)
+    return;
+  check_key_row_columns(CUREDUCE_OP_ARGMAX, 3001, 48);
+  check_key_row_columns(CUREDUCE_OP_ARGMIN, 3001, 48);
+}
+END_TEST
+
 /* What exact_sum of a shape does not do, exact partials, is refused, not run some other way. */
 START_TEST(test_exact_partials_of_shapes_refused) {
   if (!is_float_type(tested_type))
@@ -708,6 +775,7 @@ int main(int argc, char **argv) {
   harness_add_loop_test(shapes, test_segments, 0, CUREDUCE_OP_COUNT * segment_set_count);
   harness_add_test(shapes, test_byte_columns_widened);
   harness_add_test(shapes, test_keyed_columns);
+  harness_add_test(shapes, test_key_row_columns);
   harness_add_test(shapes, test_exact_partials_of_shapes_refused);
   harness_add_test(shapes, test_tuned_shapes);
   harness_add_test(shapes, test_tuning_on_first_use);
