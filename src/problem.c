@@ -60,15 +60,20 @@ uint64_t cureduce_problem_extent(const cureduce_problem *problem) {
   }
 }
 
-/* A matrix whose last element lies within 2^64 elements, rows that do not overlap. */
+/* A matrix whose row pitch and last element lie within 2^64 bytes (no larger one can be addressed,
+ * and so no byte count of the shape's overflows), rows that do not overlap. */
 static cureduce_status check_matrix(const cureduce_problem *problem) {
+  size_t element = cureduce_dtype_size(problem->input_type);
+  uint64_t most = UINT64_MAX / element; /* elements in 2^64 bytes */
   CUREDUCE_RETURN_ERROR_IF(problem->leading_dimension < problem->cols, INVALID_ARGUMENT,
                            "leading_dimension %llu is less than cols %llu: rows would overlap",
                            (unsigned long long)problem->leading_dimension, (unsigned long long)problem->cols);
-  CUREDUCE_RETURN_ERROR_IF(problem->rows > 1 && problem->leading_dimension > (UINT64_MAX - problem->cols) /
-                                                                                 (problem->rows - 1),
-                           INVALID_ARGUMENT, "%llu rows %llu elements apart run past 2^64 elements",
-                           (unsigned long long)problem->rows, (unsigned long long)problem->leading_dimension);
+  CUREDUCE_RETURN_ERROR_IF(problem->leading_dimension > most, INVALID_ARGUMENT,
+                           "leading_dimension %llu elements of %zu bytes is past 2^64 bytes",
+                           (unsigned long long)problem->leading_dimension, element);
+  CUREDUCE_RETURN_ERROR_IF(problem->rows > 1 && problem->leading_dimension > (most - problem->cols) / (problem->rows - 1),
+                           INVALID_ARGUMENT, "%llu rows %llu elements of %zu bytes apart run past 2^64 bytes",
+                           (unsigned long long)problem->rows, (unsigned long long)problem->leading_dimension, element);
   return CUREDUCE_STATUS_OK;
 }
 

@@ -253,6 +253,15 @@ START_TEST(test_shaped_problem_checks) {
   bad = rows, bad.rows = 1ull << 40, bad.leading_dimension = 1ull << 30;
   ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_INVALID_ARGUMENT);
   ck_assert(strstr(cureduce_last_error_detail(), "past 2^64"));
+  /* 2^64 bytes bound the matrix, not 2^64 elements: a row of 2^62 f32, or rows 2^62 apart */
+  bad = rows, bad.rows = 1, bad.cols = bad.leading_dimension = 1ull << 62;
+  ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_INVALID_ARGUMENT);
+  ck_assert(strstr(cureduce_last_error_detail(), "past 2^64 bytes"));
+  bad.cols = 4, bad.rows = 5;
+  ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_INVALID_ARGUMENT);
+  ck_assert(strstr(cureduce_last_error_detail(), "past 2^64 bytes"));
+  bad.leading_dimension = (1ull << 62) - 1, bad.rows = 1; /* within: one row, its pitch 2^64 - 4 bytes */
+  ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_NULL_POINTER); /* only the context */
   bad = rows, bad.n = 40;
   ck_assert(cureduce_plan_create(&plan, NULL, &bad, NULL) == CUREDUCE_STATUS_INVALID_ARGUMENT);
   bad = rows, bad.op = CUREDUCE_OP_EXACT_SUM; /* rows, columns and segments, rounded to a float type */
