@@ -227,7 +227,7 @@ __device__ __forceinline__ u64 element_rounds(acc_t *acc, const kernel_source &s
 // where it first came, and a row replaces them only with a strictly larger key (a thread's rows
 // come in order): a compare and two selects an element. The (key, 64-bit index) fold, with its
 // check for an empty accumulator, took some 13 SASS instructions an element (ptxas 13.0, argmin
-// f32 b256/u8/v16: 420 a round of 32 elements, 337 now; argmax i32 238 -> 146). No row replacing
+// f32 b256/u8/v16: 420 a round of 32 elements, 338 now; argmax i32 238 -> 139). No row replacing
 // the lowest key means that every key was the lowest: the thread's first row holds it. Columns of
 // 2^32 - 1 rows or more fold element by element.
 const unsigned no_row = 0xffffffffu;
@@ -475,10 +475,13 @@ __device__ __forceinline__ void finish_tile_words(void *words, u64 tile_first, c
 #define CUREDUCE_TILE_BOUNDS __launch_bounds__(CUREDUCE_BLOCK, CUREDUCE_MIN_BLOCKS_PER_SM)
 #elif defined(CUREDUCE_KEY_ROW_COLUMNS) && CUREDUCE_KEY_ROW_COLUMNS
 // Keys and rows in the loop are narrow, but the host sizes these tiles as wide accumulators (a
-// block at least): bounded, as those kernels' 64 to 80 registers bounded them, to 1024 threads an
-// SM (the host's CUREDUCE_COLUMN_THREADS_PER_SM), where ptxas keeps a round's loads in flight in
-// 64 registers; left at a block it took 90, two blocks of 256 an SM.
-#define CUREDUCE_TILE_BOUNDS __launch_bounds__(CUREDUCE_BLOCK, CUREDUCE_BLOCK >= 1024 ? 1 : 1024 / CUREDUCE_BLOCK)
+// block at least): bounded, as those kernels' 64 to 80 registers bounded them, to
+// CUREDUCE_COLUMN_THREADS_PER_SM threads an SM, where ptxas keeps a round's loads in flight in 64
+// registers; left at a block it took 90, two blocks of 256 an SM.
+#define CUREDUCE_TILE_BOUNDS                                                                          \
+  __launch_bounds__(CUREDUCE_BLOCK, CUREDUCE_BLOCK >= CUREDUCE_COLUMN_THREADS_PER_SM                   \
+                                        ? 1                                                          \
+                                        : CUREDUCE_COLUMN_THREADS_PER_SM / CUREDUCE_BLOCK)
 #else
 #define CUREDUCE_TILE_BOUNDS __launch_bounds__(CUREDUCE_BLOCK, 1)
 #endif

@@ -28,7 +28,9 @@ static void write_enum_ids(cureduce_strbuf *out) {
 
 static const char *const layout_names[] = {"contiguous", "rows", "columns", "segments"};
 
-/* A shaped kernel's layout (with the enum's ids), group and compiled row length. */
+/* A shaped kernel's layout (with the enum's ids), group and compiled row length; for column tiles
+ * the threads an SM they are compiled for where their accumulators are narrow
+ * (CUREDUCE_MIN_BLOCKS_PER_SM), and the host's bound of those threads. */
 static void write_shape_defines(cureduce_strbuf *out, const cureduce_spec *spec) {
   for (int layout = 0; layout < (int)(sizeof layout_names / sizeof layout_names[0]); layout++)
     write_id(out, "#define CUREDUCE_LAYOUT_", layout_names[layout], layout);
@@ -37,6 +39,8 @@ static void write_shape_defines(cureduce_strbuf *out, const cureduce_spec *spec)
                          "#define CUREDUCE_INPUT_BYTES %zu\n",
                          (int)cureduce_strategy_layout((cureduce_strategy)spec->strategy), spec->group, spec->cols,
                          cureduce_dtype_size((cureduce_dtype)spec->input));
+  if (spec->strategy == CUREDUCE_STRATEGY_COLUMN_TILES)
+    cureduce_strbuf_printf(out, "#define CUREDUCE_COLUMN_THREADS_PER_SM %d\n", CUREDUCE_COLUMN_THREADS_PER_SM);
   unsigned min_blocks = cureduce_spec_min_blocks_per_sm(spec);
   if (min_blocks)
     cureduce_strbuf_printf(out, "#define CUREDUCE_MIN_BLOCKS_PER_SM %u\n", min_blocks);

@@ -260,6 +260,7 @@ START_TEST(test_column_tiles_are_compiled_for_half_an_sm) {
                                                     CUREDUCE_F32, 2048);
   ck_assert_uint_eq(cureduce_spec_min_blocks_per_sm(&tiles), CUREDUCE_COLUMN_THREADS_PER_SM / 256);
   ck_assert(source_holds(&tiles, "#define CUREDUCE_MIN_BLOCKS_PER_SM 4\n"));
+  ck_assert(source_holds(&tiles, "#define CUREDUCE_COLUMN_THREADS_PER_SM 1024\n"));
   ck_assert(source_holds(&tiles, "__launch_bounds__(CUREDUCE_BLOCK, CUREDUCE_MIN_BLOCKS_PER_SM)"));
   tiles.block = 1024, tiles.group = 1024;
   ck_assert(source_holds(&tiles, "#define CUREDUCE_MIN_BLOCKS_PER_SM 1\n"));
