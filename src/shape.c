@@ -122,7 +122,7 @@ static cureduce_spec row_groups_spec(const cureduce_problem *problem, int max_th
   size_t element = cureduce_dtype_size(problem->input_type);
   size_t row_bytes = problem->cols * element, leading_bytes = problem->leading_dimension * element;
   cureduce_spec spec = base_spec(problem, CUREDUCE_STRATEGY_ROW_GROUPS, SHAPED_BLOCK, max_threads_per_sm);
-  if (row_bytes > CUREDUCE_COMPILED_ROW_BYTES_MAX) {
+  if (problem->cols > cureduce_compiled_length_max(CUREDUCE_LAYOUT_ROWS, problem->input_type)) {
     /* As many lanes as keep four loads in flight each, a warp at most: a warp on a 512-byte row
      * would have one load a lane and no more in flight. */
     spec.group = (uint16_t)min_size(power_of_two_at_least(row_bytes / (16 * spec.unroll)), 32);
@@ -322,7 +322,7 @@ static cureduce_spec fit_tile_blocks(const cureduce_problem *problem, cureduce_s
  * most_row_bytes long and several whole ones to a 16-byte load, and a load's worth of them. */
 static bool packs_columns(const cureduce_problem *problem, size_t most_row_bytes) {
   size_t element = cureduce_dtype_size(problem->input_type);
-  if (problem->cols == 0 || problem->cols >= CUREDUCE_PACKED_LOAD_BYTES / element) /* before any product */
+  if (problem->cols == 0 || problem->cols > cureduce_compiled_length_max(CUREDUCE_LAYOUT_COLUMNS, problem->input_type))
     return false;
   size_t row_bytes = problem->cols * element;
   return problem->op != CUREDUCE_OP_EXACT_SUM && problem->leading_dimension == problem->cols &&
@@ -392,7 +392,7 @@ static cureduce_spec columns_heuristic(const cureduce_problem *problem, int sm_c
  * strategy runs such a columns problem as its transpose; column tiles still may (exact sums keep
  * their own kernels). */
 static bool one_row_columns(const cureduce_problem *problem) {
-  return problem->layout == CUREDUCE_LAYOUT_COLUMNS && problem->rows == 1 && problem->op != CUREDUCE_OP_EXACT_SUM;
+  return problem->layout == CUREDUCE_LAYOUT_COLUMNS && cureduce_columns_run_as_rows(problem->op, problem->rows);
 }
 static cureduce_problem as_rows_of_one(const cureduce_problem *problem) {
   cureduce_problem rows = *problem;

@@ -36,6 +36,15 @@ const char *cureduce_strategy_description(cureduce_strategy strategy) {
 cureduce_passes cureduce_strategy_passes(cureduce_strategy strategy) { return strategy_table[strategy].passes; }
 cureduce_coverage cureduce_strategy_coverage(cureduce_strategy strategy) { return strategy_table[strategy].coverage; }
 cureduce_layout cureduce_strategy_layout(cureduce_strategy strategy) { return strategy_table[strategy].layout; }
+bool cureduce_columns_run_as_rows(cureduce_op op, uint64_t rows) { return rows == 1 && op != CUREDUCE_OP_EXACT_SUM; }
+size_t cureduce_compiled_length_max(cureduce_layout layout, cureduce_dtype input) {
+  size_t element = cureduce_dtype_size(input);
+  switch (layout) {
+  case CUREDUCE_LAYOUT_ROWS: return CUREDUCE_COMPILED_ROW_BYTES_MAX / element;
+  case CUREDUCE_LAYOUT_COLUMNS: return CUREDUCE_PACKED_LOAD_BYTES / element - 1;
+  default: return 0;
+  }
+}
 bool cureduce_strategy_is_production(cureduce_strategy strategy) {
   return strategy < CUREDUCE_STRATEGY_COUNT && strategy_table[strategy].passes == CUREDUCE_PASSES_SINGLE;
 }
@@ -112,7 +121,8 @@ static cureduce_status check_packed_columns(const cureduce_spec *spec, size_t el
   size_t row_bytes = (size_t)spec->cols * element;
   CUREDUCE_RETURN_ERROR_IF(spec->op == CUREDUCE_OP_EXACT_SUM, INVALID_SPEC,
                            "exact sums of columns read a row length at run time: c must be 0");
-  CUREDUCE_RETURN_ERROR_IF(row_bytes >= CUREDUCE_PACKED_LOAD_BYTES || CUREDUCE_PACKED_LOAD_BYTES % row_bytes != 0,
+  CUREDUCE_RETURN_ERROR_IF(spec->cols > cureduce_compiled_length_max(CUREDUCE_LAYOUT_COLUMNS, spec->input) ||
+                               CUREDUCE_PACKED_LOAD_BYTES % row_bytes != 0,
                            INVALID_SPEC, "packed columns (c%u) take rows that divide a %d-byte load: %u of %s are %zu bytes",
                            spec->cols, CUREDUCE_PACKED_LOAD_BYTES, spec->cols, cureduce_dtype_name(spec->input), row_bytes);
   CUREDUCE_RETURN_ERROR_IF(spec->vector_bytes != CUREDUCE_PACKED_LOAD_BYTES || spec->group != 1, INVALID_SPEC,
@@ -123,7 +133,7 @@ static cureduce_status check_packed_columns(const cureduce_spec *spec, size_t el
 }
 
 /* The group and compiled row length of a shaped strategy: groups of a power of two threads, a
- * row length only for row groups, and one short enough (CUREDUCE_COMPILED_ROW_BYTES_MAX). */
+ * row length only for row groups, and one short enough (cureduce_compiled_length_max). */
 static cureduce_status check_shaped_fields(const cureduce_spec *spec, const char *name) {
   if (spec->op == CUREDUCE_OP_EXACT_SUM)
     CUREDUCE_FORWARD_IF_ERROR(check_exact_shaped_fields(spec, name));
@@ -138,9 +148,10 @@ static cureduce_status check_shaped_fields(const cureduce_spec *spec, const char
     return check_packed_columns(spec, element);
   CUREDUCE_RETURN_ERROR_IF(spec->cols && spec->strategy != CUREDUCE_STRATEGY_ROW_GROUPS, INVALID_SPEC,
                            "only row_groups and column_tiles compile a row length in: c must be 0");
-  CUREDUCE_RETURN_ERROR_IF(spec->cols > CUREDUCE_COMPILED_ROW_BYTES_MAX / element, INVALID_SPEC,
-                           "a compiled row length is at most %zu elements of %s, not %u",
-                           CUREDUCE_COMPILED_ROW_BYTES_MAX / element, cureduce_dtype_name(spec->input), spec->cols);
+  size_t longest = cureduce_compiled_length_max(CUREDUCE_LAYOUT_ROWS, spec->input);
+  CUREDUCE_RETURN_ERROR_IF(spec->cols > longest, INVALID_SPEC,
+                           "a compiled row length is at most %zu elements of %s, not %u", longest,
+                           cureduce_dtype_name(spec->input), spec->cols);
   return CUREDUCE_STATUS_OK;
 }
 

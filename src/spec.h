@@ -116,6 +116,15 @@ bool cureduce_strategy_is_production(cureduce_strategy strategy);
 cureduce_coverage cureduce_strategy_coverage(cureduce_strategy strategy);
 /* The problem layout a strategy reduces. */
 cureduce_layout cureduce_strategy_layout(cureduce_strategy strategy);
+/* Whether the columns of a matrix of `rows` rows may also run under a row strategy, as the rows of
+ * one element they are: a matrix of one row's (shape.c, one_row_columns), but an exact sum's,
+ * whose kernels are their own. */
+bool cureduce_columns_run_as_rows(cureduce_op op, uint64_t rows);
+/* The longest length, in elements of `input`, that a kernel of the layout may compile in: a row
+ * of at most CUREDUCE_COMPILED_ROW_BYTES_MAX bytes (row_groups), a row of columns shorter than a
+ * packed load (column_tiles); 0 for segments and whole arrays. Each such length is a tuning class
+ * of its own (tunedb.c). */
+size_t cureduce_compiled_length_max(cureduce_layout layout, cureduce_dtype input);
 /* exact_sum's kernels of shapes: a block a row or segment, split or not (exact_rows.cu); a warp a
  * column, its rows split or not (column_tiles t32: exact_columns.cu); a group of lanes a short row
  * or segment, or a thread a short column (row and segment groups, column_tiles t1:

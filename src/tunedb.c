@@ -46,11 +46,8 @@ static cureduce_tune_record shape_key(const cureduce_problem *problem) {
                                           bit_length(problem->n));
   uint16_t cols_class = 0;
   if (problem->layout != CUREDUCE_LAYOUT_SEGMENTS) {
-    /* A length kernels compile in (shape.c) is a class of its own: rows of up to 256 bytes, and
-     * columns whose rows may be packed several to a load. */
-    size_t element = cureduce_dtype_size(problem->input_type); /* lengths compared in elements: no overflow */
-    bool compiled = problem->layout == CUREDUCE_LAYOUT_ROWS ? problem->cols <= CUREDUCE_COMPILED_ROW_BYTES_MAX / element
-                                                           : problem->cols < CUREDUCE_PACKED_LOAD_BYTES / element;
+    /* A length kernels may compile in is a class of its own. */
+    bool compiled = problem->cols <= cureduce_compiled_length_max(problem->layout, problem->input_type);
     cols_class = (uint16_t)(compiled ? problem->cols : CUREDUCE_COLS_BUCKETED + bit_length(problem->cols));
     if (problem->leading_dimension > problem->cols)
       cols_class |= CUREDUCE_COLS_PADDED;
@@ -165,12 +162,13 @@ static bool all_zero(const unsigned char *p, size_t count) {
 }
 
 /* Whether a record's spec runs problems of its class (shape.c, cureduce_shape_check_spec): a
- * strategy of the class's layout, its compiled length the class's; or for the columns of a matrix
- * of one row (rows of bit length 1), rows of one element. */
+ * strategy of the class's layout, its compiled length the class's; or for columns that run as
+ * rows of one element, those. A rows bucket holds the row counts of its bit length, the fewest
+ * 2^(bucket - 1). */
 static bool spec_fits_class(const cureduce_tune_record *r) {
   cureduce_layout runs = cureduce_strategy_layout(r->spec.strategy);
   if (r->layout == CUREDUCE_LAYOUT_COLUMNS && runs == CUREDUCE_LAYOUT_ROWS)
-    return r->bucket == 1 && r->spec.cols == 1;
+    return r->bucket >= 1 && cureduce_columns_run_as_rows(r->op, (uint64_t)1 << (r->bucket - 1)) && r->spec.cols == 1;
   return runs == (cureduce_layout)r->layout &&
          (r->spec.cols == 0 || r->spec.cols == cureduce_tunedb_class_length(r->cols_class));
 }

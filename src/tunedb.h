@@ -62,10 +62,10 @@ const cureduce_tune_record *cureduce_tunedb_find(const cureduce_tunedb *db, cons
 cureduce_tune_record cureduce_tunedb_contiguous_key(cureduce_op op, cureduce_dtype input, cureduce_dtype output,
                                                     unsigned bucket);
 
-/* A shaped problem's columns class: the row length itself where a row_groups kernel may compile it
- * in (rows of at most CUREDUCE_COMPILED_ROW_BYTES_MAX bytes: a tuned spec that compiled it in
- * serves that length alone), else CUREDUCE_COLS_BUCKETED + the bit length of cols; segments,
- * whose lengths are on the device, 0; plus CUREDUCE_COLS_PADDED where rows are padded (a leading
+/* A shaped problem's columns class: the row length itself where a kernel may compile it in
+ * (cureduce_compiled_length_max: a tuned spec that compiled it in serves that length alone),
+ * else CUREDUCE_COLS_BUCKETED + the bit length of cols; segments, whose lengths are on the
+ * device, 0; plus CUREDUCE_COLS_PADDED where rows are padded (a leading
  * dimension above cols), which changes the loads a kernel can use. */
 enum { CUREDUCE_COLS_BUCKETED = 512, CUREDUCE_COLS_PADDED = 1024 };
 /* The key of any problem (cureduce_problem_check passed): its operation, types, layout, the bit
