@@ -347,30 +347,30 @@ cureduce_status cureduce_spec_parse(const char *text, cureduce_spec *spec) {
     if (strcmp(parts[1], strategy_table[s].name) == 0)
       strategy = s;
   CUREDUCE_RETURN_ERROR_IF(strategy < 0, INVALID_SPEC, "unknown strategy '%s'", parts[1]);
-  unsigned block, unroll, vector_bytes, blocks_per_sm;
-  CUREDUCE_RETURN_ERROR_IF(!parse_field(parts[2], 'b', 1024, &block) || !parse_field(parts[3], 'u', 255, &unroll) ||
-                               !parse_field(parts[4], 'v', 255, &vector_bytes) ||
-                               !parse_field(parts[5], 'g', 65535, &blocks_per_sm),
-                           INVALID_SPEC, "bad number field in '%s'", text);
   bool shaped = strategy_table[strategy].coverage == CUREDUCE_COVER_SHAPE;
   CUREDUCE_RETURN_ERROR_IF(shaped != (count == 9), INVALID_SPEC, "'%s': %s", text,
                            shaped ? "a shaped strategy needs /tGROUP/cCOLS/sSPLITS" : "only shaped strategies take /t/c/s");
-  unsigned group = 0, cols = 0, splits = 0;
-  CUREDUCE_RETURN_ERROR_IF(shaped && (!parse_field(parts[6], 't', 1024, &group) ||
-                                      !parse_field(parts[7], 'c', 1u << 20, &cols) ||
-                                      !parse_field(parts[8], 's', 65535, &splits)),
-                           INVALID_SPEC, "bad t, c or s field in '%s'", text);
+  /* The number fields after the strategy, in order, each with the most its spec field holds. */
+  static const struct {
+    char letter;
+    unsigned most;
+  } fields[] = {{'b', 1024}, {'u', 255}, {'v', 255}, {'g', 65535}, {'t', 1024}, {'c', 1u << 20}, {'s', 65535}};
+  unsigned numbers[7] = {0};
+  for (int f = 0; f < count - 2; f++)
+    CUREDUCE_RETURN_ERROR_IF(!parse_field(parts[f + 2], fields[f].letter, fields[f].most, &numbers[f]), INVALID_SPEC,
+                             "'%s' in '%s' is not %c and a number up to %u", parts[f + 2], text, fields[f].letter,
+                             fields[f].most);
   cureduce_spec parsed = {.op = (uint8_t)op,
                           .input = (uint8_t)input,
                           .output = (uint8_t)output,
                           .strategy = (uint8_t)strategy,
-                          .block = (uint16_t)block,
-                          .unroll = (uint8_t)unroll,
-                          .vector_bytes = (uint8_t)vector_bytes,
-                          .blocks_per_sm = (uint16_t)blocks_per_sm,
-                          .group = (uint16_t)group,
-                          .cols = cols,
-                          .splits = splits,
+                          .block = (uint16_t)numbers[0],
+                          .unroll = (uint8_t)numbers[1],
+                          .vector_bytes = (uint8_t)numbers[2],
+                          .blocks_per_sm = (uint16_t)numbers[3],
+                          .group = (uint16_t)numbers[4],
+                          .cols = numbers[5],
+                          .splits = numbers[6],
                           .transform = (uint8_t)transform,
                           .expression = expression};
   CUREDUCE_FORWARD_IF_ERROR(cureduce_spec_validate(&parsed));

@@ -161,6 +161,21 @@ START_TEST(test_bad_specs_are_refused) {
     cureduce_spec_format(&parsed, text);
     ck_assert_str_eq(text, good[i]);
   }
+  /* a number field out of its range or malformed: the message names it and what it takes */
+  static const struct {
+    const char *text, *says;
+  } fields[] = {{"sum:f32->f32/single_pass/b2048/u4/v16/g8", "'b2048' in 'sum:f32->f32/single_pass/b2048/u4/v16/g8' "
+                                                             "is not b and a number up to 1024"},
+                {"sum:f32->f32/single_pass/b256/u4/v16/g99999", "'g99999' in "},
+                {"sum:f32->f32/single_pass/b256/x4/v16/g8", "'x4' in "},
+                {"sum:f32->f32/row_groups/b256/u4/v16/g8/t4/c2000000/s1", "is not c and a number up to 1048576"},
+                {"sum:f32->f32/row_blocks/b256/u4/v16/g8/t0/c0/s-1", "'s-1' in "}};
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+    cureduce_spec spec;
+    ck_assert(cureduce_spec_parse(fields[i].text, &spec) == CUREDUCE_STATUS_INVALID_SPEC);
+    ck_assert_msg(strstr(cureduce_last_error_detail(), fields[i].says), "'%s' said: %s", fields[i].text,
+                  cureduce_last_error_detail());
+  }
   cureduce_spec spec = default_spec(CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32);
   spec.group = 1; /* single_pass has no group */
   ck_assert(cureduce_spec_validate(&spec) == CUREDUCE_STATUS_INVALID_SPEC);
