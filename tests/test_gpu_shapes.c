@@ -242,7 +242,8 @@ static int pinned_specs(const cureduce_problem *p, bool space, char texts[max_pi
       unsigned group, splits, vector_bytes;
     } tiles[] = {{1, 1, 16}, {4, 3, 0}, {32, 1, 0}, {32, 5, 16}, {0, 11, 16}};
     for (int t = 0; t < 5; t++) {
-      cureduce_spec tile = base;
+      cureduce_spec tile = base; /* tiles whatever the heuristic took: packed columns, rows of one element */
+      tile.strategy = CUREDUCE_STRATEGY_COLUMN_TILES, tile.cols = 0;
       tile.group = (uint16_t)(tiles[t].group ? tiles[t].group : base.block), tile.splits = (uint16_t)tiles[t].splits;
       tile.vector_bytes = (uint8_t)(tiles[t].vector_bytes ? tiles[t].vector_bytes : element);
       tile.unroll = (uint8_t)(t + 1);

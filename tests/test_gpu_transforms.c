@@ -33,7 +33,15 @@ static cureduce_dtype tested_type;
 static harness_gpu gpu;
 static CUdeviceptr input_buffer, offsets_buffer, output_buffer, scratch;
 
-enum { poison_byte = 0xA5, guard_bytes = 64, max_elements = (1 << 20) + 8, max_segments = 1000 };
+/* max_result_bytes: 8192 results of the widest kind, a whole cureduce_value (the variances and
+ * standard deviations), the guard after them. */
+enum {
+  poison_byte = 0xA5,
+  guard_bytes = 64,
+  max_elements = (1 << 20) + 8,
+  max_segments = 1000,
+  max_result_bytes = 8192 * sizeof(cureduce_value)
+};
 static const size_t scratch_bytes = 64u << 20;
 
 /* ---- data and the reference -------------------------------------------------------------------- */
@@ -176,6 +184,8 @@ static void execute_and_check(const run *r) {
     ck_assert_msg(info.origin == r->expected_origin, "%s: origin %d", info.spec, (int)info.origin);
   size_t result_bytes = cureduce_result_bytes(p->op, p->output_type);
   size_t bytes = (size_t)cureduce_problem_results(p) * result_bytes;
+  ck_assert_msg(bytes <= max_result_bytes, "%zu bytes of results: the test's output buffer holds %zu", bytes,
+                (size_t)max_result_bytes);
   ck_assert(gpu.cu->cuMemsetD8(output_buffer, poison_byte, bytes + guard_bytes) == CUDA_SUCCESS);
   void *workspace = NULL; /* pinned specs in a workspace of the test's, filled with garbage */
   if (r->spec || info.workspace_bytes > 132096) {
@@ -955,7 +965,7 @@ static void open_gpu(void) {
   gpu = harness_gpu_open();
   input_buffer = harness_device_alloc(&gpu, (size_t)max_elements * 8 * 2);
   offsets_buffer = harness_device_alloc(&gpu, 2 * max_segments * 8);
-  output_buffer = harness_device_alloc(&gpu, 4096 * 16 + guard_bytes);
+  output_buffer = harness_device_alloc(&gpu, max_result_bytes + guard_bytes);
   scratch = harness_device_alloc(&gpu, scratch_bytes);
 }
 static void close_gpu(void) {
