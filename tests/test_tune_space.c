@@ -378,7 +378,9 @@ START_TEST(test_packed_columns) {
 END_TEST
 
 /* The columns of a matrix of one row run as rows of one element (row_groups on the transpose,
- * several to a load), or in column tiles, not rows of more; its exact sums in their own kernels. */
+ * several to a load), or in column tiles, not rows of more; its exact sums in their own kernels.
+ * The heuristic takes the rows where a result is no wider than an element (f32 sums), tiles where
+ * it is (u8 into u64, bf16 into f32, argmax's 16 bytes). */
 START_TEST(test_one_row_columns) {
   cureduce_problem problem;
   cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_SUM, CUREDUCE_F32, CUREDUCE_F32, 1,
@@ -411,6 +413,19 @@ START_TEST(test_one_row_columns) {
   problem.rows = 1, problem.op = CUREDUCE_OP_EXACT_SUM;
   spec = cureduce_shape_heuristic(&problem, device.sm_count, device.max_threads_per_sm);
   ck_assert_int_eq(spec.strategy, CUREDUCE_STRATEGY_COLUMN_TILES);
+  static const struct {
+    cureduce_op op;
+    cureduce_dtype input, output;
+  } wider[] = {{CUREDUCE_OP_SUM, CUREDUCE_U8, CUREDUCE_U64},
+               {CUREDUCE_OP_SUM, CUREDUCE_BF16, CUREDUCE_F32},
+               {CUREDUCE_OP_ARGMAX, CUREDUCE_F32, CUREDUCE_F32}};
+  for (size_t w = 0; w < sizeof wider / sizeof wider[0]; w++) {
+    cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_COLUMNS, wider[w].op, wider[w].input, wider[w].output, 1,
+                                 (uint64_t)1 << 28, (uint64_t)1 << 28);
+    spec = cureduce_shape_heuristic(&problem, device.sm_count, device.max_threads_per_sm);
+    cureduce_spec_format(&spec, text);
+    ck_assert_msg(spec.strategy == CUREDUCE_STRATEGY_COLUMN_TILES, "%s", text);
+  }
 }
 END_TEST
 
