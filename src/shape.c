@@ -576,6 +576,10 @@ static size_t exact_family_specs(const cureduce_problem *problem, int sm_count, 
   return count;
 }
 
+/* The most families a problem has: a layout's two, columns' three (tiles, packed, rows of one
+ * element), though no matrix takes all three (packing needs two rows or more). */
+enum { FAMILY_SPECS_MAX = 3 };
+
 /* The families that suit the problem's shape, each in the heuristic's configuration for it. Rows
  * between 4 and 16 KiB long may take a group or whole blocks; segments, whose lengths are on the
  * device, either; columns whose rows pack into a load, tiles or packed, and those of one row,
@@ -646,7 +650,7 @@ size_t cureduce_shape_tune_space(const cureduce_problem *problem, int sm_count, 
   if (max == 0)
     return 0;
   out[count++] = cureduce_shape_heuristic(problem, sm_count, max_threads_per_sm);
-  cureduce_spec families[2];
+  cureduce_spec families[FAMILY_SPECS_MAX];
   size_t family_count = family_specs(problem, sm_count, max_threads_per_sm, families);
   for (size_t f = 0; f < family_count; f++) {
     cureduce_spec around[NEIGHBOURS + 1];
