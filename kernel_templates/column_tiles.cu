@@ -349,30 +349,39 @@ __host__ __device__ constexpr int columns_a_pass() {
 }
 const int pass_columns = columns_a_pass();
 
-__device__ __forceinline__ void fold_down(acc_t *acc) {
-  if (down == 1) return;
+// (Templates of the tile's constants, so that the fold a tile has not, whose loop never runs or
+// whose array would have no element, is not compiled.)
+template <unsigned ACROSS> __device__ __forceinline__ void fold_warp_rows(acc_t *acc) {
+  if constexpr (ACROSS < 32)
 #pragma unroll
-  for (unsigned offset = 16; offset >= across; offset >>= 1)
+    for (unsigned offset = 16; offset >= ACROSS; offset >>= 1)
 #pragma unroll
-    for (int j = 0; j < thread_columns; j++) acc[j] = op::combine(acc[j], shuffle_down(acc[j], offset));
-  if (rows_left == 1) return;
-  __shared__ acc_t staged[rows_left > 1 ? (rows_left - 1) * across * pass_columns : 1];
-  const unsigned x = threadIdx.x % row_stride, row = threadIdx.x / row_stride;
-  const bool holds = x < across;  // not a lane the shuffles left out
+      for (int j = 0; j < thread_columns; j++) acc[j] = op::combine(acc[j], shuffle_down(acc[j], offset));
+}
+template <unsigned ROWS_LEFT> __device__ __forceinline__ void fold_rows_left(acc_t *acc) {
+  if constexpr (ROWS_LEFT > 1) {
+    __shared__ acc_t staged[(ROWS_LEFT - 1) * across * pass_columns];
+    const unsigned x = threadIdx.x % row_stride, row = threadIdx.x / row_stride;
+    const bool holds = x < across;  // not a lane the shuffles left out
 #pragma unroll
-  for (int first = 0; first < thread_columns; first += pass_columns) {
-    if (first) __syncthreads();  // the pass before has read what this one overwrites
-    if (holds && row > 0)
+    for (int first = 0; first < thread_columns; first += pass_columns) {
+      if (first) __syncthreads();  // the pass before has read what this one overwrites
+      if (holds && row > 0)
 #pragma unroll
-      for (int j = 0; j < pass_columns; j++) staged[((row - 1) * pass_columns + j) * across + x] = acc[first + j];
-    __syncthreads();
-    if (holds && row == 0)
+        for (int j = 0; j < pass_columns; j++) staged[((row - 1) * pass_columns + j) * across + x] = acc[first + j];
+      __syncthreads();
+      if (holds && row == 0)
 #pragma unroll
-      for (unsigned r = 0; r < rows_left - 1; r++)
+        for (unsigned r = 0; r < ROWS_LEFT - 1; r++)
 #pragma unroll
-        for (int j = 0; j < pass_columns; j++)
-          acc[first + j] = op::combine(acc[first + j], staged[(r * pass_columns + j) * across + x]);
+          for (int j = 0; j < pass_columns; j++)
+            acc[first + j] = op::combine(acc[first + j], staged[(r * pass_columns + j) * across + x]);
+    }
   }
+}
+__device__ __forceinline__ void fold_down(acc_t *acc) {
+  fold_warp_rows<across>(acc);
+  fold_rows_left<rows_left>(acc);
 }
 
 // The last block folds each column's partials, one a split: split_lanes threads a column (as

@@ -70,10 +70,13 @@ template <int COUNT> __device__ __forceinline__ void store_results(void *out, u6
 // arg operations' and logsumexp's largest by redux.sync, the moments' three sums split between the
 // lanes), where a tree of combines moved every word at every level.
 template <int GROUP> __device__ __forceinline__ acc_t group_reduce(acc_t v) {
-  if (GROUP == 32) return warp_reduce(v);
+  if constexpr (GROUP == 32) {
+    return warp_reduce(v);
+  } else {
 #pragma unroll
-  for (int offset = GROUP / 2; offset > 0; offset >>= 1) v = op::combine(v, shuffle_down(v, offset));
-  return v;
+    for (int offset = GROUP / 2; offset > 0; offset >>= 1) v = op::combine(v, shuffle_down(v, offset));
+    return v;
+  }
 }
 
 }  // namespace cureduce
