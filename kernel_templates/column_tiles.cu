@@ -512,7 +512,12 @@ extern "C" __global__ void CUREDUCE_TILE_BOUNDS
   fold_down(acc);
   const bool holds = threadIdx.x < across;
   if (gridDim.y == 1) {
-    if (holds && valid == vector_elements) {
+    // A tile whole warps across, a warp of its first row whose last thread holds whole columns
+    // (so every thread of the warp does: the same test on each), stores the warp's results
+    // together.
+    if (across % 32 == 0 && holds && tile_first + ((threadIdx.x | 31) % across + 1) * vector_elements <= shape.cols) {
+      store_warp_results<vector_elements>(out, col - (threadIdx.x % 32) * vector_elements, acc);
+    } else if (holds && valid == vector_elements) {
       store_results<vector_elements>(out, col, acc);
     } else {
 #pragma unroll

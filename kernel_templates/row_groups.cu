@@ -66,17 +66,23 @@ __device__ __forceinline__ void compiled_rows(const kernel_source &source, const
 // input: pairs of such rows take a load of each input a row, through short_row.)
 #define CUREDUCE_ROWS_PER_VECTOR (CUREDUCE_VECTOR_BYTES / (CUREDUCE_COLS * CUREDUCE_INPUT_BYTES))
 
-__device__ __forceinline__ void fold_packed_rows(vector_t raw, u64 first_row, void *out) {
+// The rows of one vector, folded into their accumulators.
+__device__ __forceinline__ void fold_packed_rows(vector_t raw, acc_t *acc) {
   unpacked u;
   u.raw = raw;
-  acc_t acc[CUREDUCE_ROWS_PER_VECTOR];
 #pragma unroll
   for (int r = 0; r < CUREDUCE_ROWS_PER_VECTOR; r++) {
     acc[r] = value_start(map::apply(u.element[r * CUREDUCE_COLS]));
 #pragma unroll
     for (int j = 0; j < CUREDUCE_COLS; j++) acc[r] = op::fold(acc[r], u.element[r * CUREDUCE_COLS + j], j);
   }
-  store_results<CUREDUCE_ROWS_PER_VECTOR>(out, first_row, acc);
+}
+
+// The rows of a warp's 32 vectors in a row, the lane's at `vector`, stored together.
+__device__ __forceinline__ void fold_warp_vectors(vector_t raw, u64 vector, void *out) {
+  acc_t acc[CUREDUCE_ROWS_PER_VECTOR];
+  fold_packed_rows(raw, acc);
+  store_warp_results<CUREDUCE_ROWS_PER_VECTOR>(out, (vector - threadIdx.x % 32) * CUREDUCE_ROWS_PER_VECTOR, acc);
 }
 
 // Returns false, doing nothing, unless the rows are packed and aligned.
@@ -85,15 +91,23 @@ __device__ __forceinline__ bool packed_rows(const input_t *__restrict__ input, c
   const u64 thread = (u64)blockIdx.x * CUREDUCE_BLOCK + threadIdx.x, threads = (u64)gridDim.x * CUREDUCE_BLOCK;
   const u64 vectors = shape.rows / CUREDUCE_ROWS_PER_VECTOR;
   const vector_t *body = (const vector_t *)input;
+  // Whole warps' vectors (the warp's last lane's in range: the same test on every lane) store
+  // their results together; the last vectors, fewer than a warp's, each its own.
+  const u64 warp_last = thread | 31;
   u64 v = thread;
-  for (; v + (CUREDUCE_UNROLL - 1) * threads < vectors; v += CUREDUCE_UNROLL * threads) {
+  for (; warp_last + (v - thread) + (CUREDUCE_UNROLL - 1) * threads < vectors; v += CUREDUCE_UNROLL * threads) {
     vector_t loaded[CUREDUCE_UNROLL];
 #pragma unroll
     for (int k = 0; k < CUREDUCE_UNROLL; k++) loaded[k] = __ldg(body + v + k * threads);
 #pragma unroll
-    for (int k = 0; k < CUREDUCE_UNROLL; k++) fold_packed_rows(loaded[k], (v + k * threads) * CUREDUCE_ROWS_PER_VECTOR, out);
+    for (int k = 0; k < CUREDUCE_UNROLL; k++) fold_warp_vectors(loaded[k], v + k * threads, out);
   }
-  for (; v < vectors; v += threads) fold_packed_rows(__ldg(body + v), v * CUREDUCE_ROWS_PER_VECTOR, out);
+  for (; warp_last + (v - thread) < vectors; v += threads) fold_warp_vectors(__ldg(body + v), v, out);
+  if (v < vectors) {
+    acc_t acc[CUREDUCE_ROWS_PER_VECTOR];
+    fold_packed_rows(__ldg(body + v), acc);
+    store_results<CUREDUCE_ROWS_PER_VECTOR>(out, v * CUREDUCE_ROWS_PER_VECTOR, acc);
+  }
   for (u64 row = vectors * CUREDUCE_ROWS_PER_VECTOR + thread; row < shape.rows; row += threads)
     store_result(result_at(out, row), op::finish(short_row<false>(single_source{input + row * CUREDUCE_COLS}, 0)));
   return true;

@@ -37,32 +37,82 @@ const u64 result_bytes = CUREDUCE_OP == CUREDUCE_OP_ARGMIN || CUREDUCE_OP == CUR
                                                                                               : sizeof(element<CUREDUCE_OUTPUT>::storage);
 __device__ __forceinline__ void *result_at(void *out, u64 i) { return (char *)out + i * result_bytes; }
 
+#if !CUREDUCE_RESULT_IS_RECORD
+typedef element<CUREDUCE_OUTPUT>::storage result_t;
+
+// Results COUNT at a time: in stores of up to 16 bytes, a chunk of results each.
+template <int COUNT> struct result_chunks {
+  static const int results = COUNT * sizeof(result_t) <= 16 ? COUNT : 16 / (int)sizeof(result_t);  // a chunk's
+  static const int count = COUNT / results;
+  typedef typename raw_vector<results * sizeof(result_t)>::type chunk_t;
+};
+
+// The results of accumulators acc[0 .. CHUNK.results - 1], packed into one chunk.
+template <typename CHUNK> __device__ __forceinline__ typename CHUNK::chunk_t pack_results(const acc_t *acc) {
+  typedef element<CUREDUCE_OUTPUT> O;
+  union {
+    typename CHUNK::chunk_t raw;
+    result_t value[CHUNK::results];
+  } packed;
+#pragma unroll
+  for (int j = 0; j < CHUNK::results; j++) packed.value[j] = O::from_value((typename O::value)op::finish(acc[j]));
+  return packed.raw;
+}
+#endif
+
 // Results i, i + 1, ..., i + COUNT - 1 from their accumulators: in whole stores of up to 16 bytes
 // where the output is aligned for them, else one by one. One 4-byte store a result, a warp's
 // lanes 16 bytes apart, wrote each line in pieces: the columns of a one-row matrix ran at a
 // third of the copy rate on an H200.
 template <int COUNT> __device__ __forceinline__ void store_results(void *out, u64 i, const acc_t *acc) {
 #if !CUREDUCE_RESULT_IS_RECORD
-  typedef element<CUREDUCE_OUTPUT> O;
-  typedef typename O::storage out_t;
-  const int chunk = COUNT * sizeof(out_t) <= 16 ? COUNT : 16 / (int)sizeof(out_t);
-  typedef typename raw_vector<chunk * sizeof(out_t)>::type chunk_t;
+  typedef result_chunks<COUNT> chunks;
+  typedef typename chunks::chunk_t chunk_t;
   if ((u64)result_at(out, i) % sizeof(chunk_t) == 0) {
 #pragma unroll
-    for (int c = 0; c < COUNT; c += chunk) {
-      union {
-        chunk_t raw;
-        out_t value[chunk];
-      } packed;
-#pragma unroll
-      for (int j = 0; j < chunk; j++) packed.value[j] = O::from_value((typename O::value)op::finish(acc[c + j]));
-      *(chunk_t *)result_at(out, i + c) = packed.raw;
-    }
+    for (int c = 0; c < chunks::count; c++)
+      ((chunk_t *)result_at(out, i))[c] = pack_results<chunks>(acc + c * chunks::results);
     return;
   }
 #endif
 #pragma unroll
   for (int j = 0; j < COUNT; j++) store_result(result_at(out, i + j), op::finish(acc[j]));
+}
+
+// A warp's results, lane l's COUNT of them at i + l * COUNT: every lane of the warp calls it, with
+// the same i. Where a lane's results take more than one 16-byte store, its stores lay 32 to 128
+// bytes apart across the warp, each instruction writing 32 pieces of sectors: such results go
+// through shared memory, 16 lanes' or 64 chunks of 16 bytes at a time (at most 40 KB a block of
+// 1024 threads, within the 48 KB of static shared memory), so that each store instruction
+// writes 256 or 512 bytes in a row. A staged lane's chunks lie in a row of count + 1: a quarter
+// warp's 16-byte accesses to shared memory, 8 lanes at once, then fall on 8 different 16-byte
+// columns of its 128 bytes (rows of count would put the 8 lanes' chunk q on the same 4 banks), or
+// on 7 when the reads cross a padding chunk, and every address is a lane's base and a constant.
+template <int COUNT> __device__ __forceinline__ void store_warp_results(void *out, u64 i, const acc_t *acc) {
+  const unsigned lane = threadIdx.x % 32;
+#if !CUREDUCE_RESULT_IS_RECORD
+  typedef result_chunks<COUNT> chunks;
+  typedef typename chunks::chunk_t chunk_t;
+  if constexpr (chunks::count > 1) {
+    const unsigned count = chunks::count, pass_lanes = count == 2 ? 16 : 64 / count, row = count + 1;
+    static_assert(count <= 8 && 32 % count == 0, "a lane's results fill 2, 4 or 8 chunks");
+    if ((u64)result_at(out, i) % sizeof(chunk_t) != 0) return store_results<COUNT>(out, i + lane * COUNT, acc);
+    __shared__ chunk_t staged[CUREDUCE_BLOCK / 32][pass_lanes * row];
+    chunk_t *warp_staged = staged[threadIdx.x / 32], *to = (chunk_t *)result_at(out, i);
+#pragma unroll
+    for (unsigned first = 0; first < 32; first += pass_lanes) {
+      if (lane - first < pass_lanes)
+#pragma unroll
+        for (int q = 0; q < count; q++) warp_staged[(lane - first) * row + q] = pack_results<chunks>(acc + q * chunks::results);
+      __syncwarp();
+#pragma unroll
+      for (unsigned c = lane; c < pass_lanes * count; c += 32) to[first * count + c] = warp_staged[c + c / count];
+      __syncwarp();  // the next pass overwrites what this one read
+    }
+    return;
+  }
+#endif
+  store_results<COUNT>(out, i + lane * COUNT, acc);
 }
 
 // Folds the values of GROUP aligned lanes (a power of two up to 32) into the group's first lane.

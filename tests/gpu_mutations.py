@@ -234,6 +234,18 @@ MUTANTS = [
      "at[j] == no_row ? first : at[j]",
      "at[j]",
      ("test-gpu-shapes", "i32"), "test_key_row_columns", "32-bit key-row columns of the lowest key alone lose their row"),
+    ("shapes.cuh",
+     "to[first * count + c] = warp_staged[c + c / count];",
+     "to[first * count + c] = warp_staged[c];",
+     ("test-gpu-shapes", "u8"), "test_rows_and_columns", "a warp's staged results are read without their rows' padding"),
+    ("row_groups.cu",
+     "  if (v < vectors) {",
+     "  if (false && v < vectors) {",
+     ("test-gpu-shapes", "u8"), "test_rows_and_columns", "packed rows drop their last vectors, fewer than a warp's"),
+    ("column_tiles.cu",
+     "store_warp_results<vector_elements>(out, col - (threadIdx.x % 32) * vector_elements, acc);",
+     "store_warp_results<vector_elements>(out, col, acc);",
+     ("test-gpu-shapes", "u8"), "test_rows_and_columns", "a tile's warp stores its results from each thread's column"),
 ]
 
 

@@ -57,8 +57,11 @@ static const shape matrices[] = {
     {CUREDUCE_LAYOUT_COLUMNS, 3000, 64, 64},     {CUREDUCE_LAYOUT_COLUMNS, 1 << 16, 17, 17},
     {CUREDUCE_LAYOUT_COLUMNS, 1 << 20, 3, 4},    {CUREDUCE_LAYOUT_COLUMNS, 1 << 10, 1 << 12, 1 << 12},
     /* packed columns (rows back to back, several to a load), rows left after the last whole load;
-     * one row: rows of one element on its transpose, or tiles */
+     * one row: rows of one element on its transpose, or tiles (of one element a thread, and, where
+     * the leading dimension is a whole number of vectors, of 16 bytes, whose warps stage their
+     * results in shared memory) */
     {CUREDUCE_LAYOUT_COLUMNS, 100003, 2, 2},     {CUREDUCE_LAYOUT_COLUMNS, 1, 100003, 100007},
+    {CUREDUCE_LAYOUT_COLUMNS, 1, 100003, 100016},
 };
 
 /* Segments: how many, within an input of how many elements. */
@@ -287,6 +290,12 @@ static void check_problem(cureduce_problem problem, CUdeviceptr input, const uns
         r.mode = (mode)m;
         check_run(&r, data, host_begin, host_end, rounding);
       }
+      /* The results one past an aligned start, as aligned as a result must be: stores of several
+       * results at once (16 bytes a thread, or a warp's staged in shared memory) fall back. */
+      r.mode = MODE_LIBRARY;
+      r.output = output_buffer + cureduce_result_bytes(problem.op, problem.output_type);
+      check_run(&r, data, host_begin, host_end, rounding);
+      r.output = output_buffer;
       if (!pinned)
         continue;
       char texts[max_pinned][CUREDUCE_SPEC_TEXT_MAX];
@@ -752,7 +761,8 @@ static void open_gpu(void) {
   gpu = harness_gpu_open();
   shared_gpu = &gpu;
   scratch = harness_device_alloc(&gpu, scratch_bytes);
-  output_buffer = harness_device_alloc(&gpu, ((size_t)1 << 20) * 16 + guard_bytes);
+  /* the most results (2^20 argmin records of 16 bytes), one result on, and the guard */
+  output_buffer = harness_device_alloc(&gpu, (((size_t)1 << 20) + 1) * 16 + guard_bytes);
 }
 static void close_gpu(void) {
   gpu.cu->cuMemFree(scratch);
