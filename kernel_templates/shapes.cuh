@@ -82,19 +82,20 @@ template <int COUNT> __device__ __forceinline__ void store_results(void *out, u6
 // A warp's results, lane l's COUNT of them at i + l * COUNT: every lane of the warp calls it, with
 // the same i. Where a lane's results take more than one 16-byte store, its stores lay 32 to 128
 // bytes apart across the warp, each instruction writing 32 pieces of sectors: such results go
-// through shared memory, 16 lanes' or 64 chunks of 16 bytes at a time (at most 40 KB a block of
-// 1024 threads, within the 48 KB of static shared memory), so that each store instruction
-// writes 256 or 512 bytes in a row. A staged lane's chunks lie in a row of count + 1: a quarter
-// warp's 16-byte accesses to shared memory, 8 lanes at once, then fall on 8 different 16-byte
-// columns of its 128 bytes (rows of count would put the 8 lanes' chunk q on the same 4 banks), or
-// on 7 when the reads cross a padding chunk, and every address is a lane's base and a constant.
+// through shared memory, 32 chunks of 16 bytes at a time (32 / count lanes' chunks), which the
+// warp then stores as 512 bytes in a row. A staged lane's chunks lie in a row of count + 1, so
+// that a quarter warp's 16-byte accesses to shared memory (8 lanes at once) fall on 8 different
+// 16-byte columns of its 128 bytes, or on 7 where the reads cross a padding chunk (rows of count
+// would put lanes' chunk q on the same 4 banks), and every address is a lane's base and a
+// constant. At most 768 bytes a warp, 24 KB a block of 1024 threads: column tiles' fold down
+// takes up to 8 KB more of the 48 KB of static shared memory.
 template <int COUNT> __device__ __forceinline__ void store_warp_results(void *out, u64 i, const acc_t *acc) {
   const unsigned lane = threadIdx.x % 32;
 #if !CUREDUCE_RESULT_IS_RECORD
   typedef result_chunks<COUNT> chunks;
   typedef typename chunks::chunk_t chunk_t;
   if constexpr (chunks::count > 1) {
-    const unsigned count = chunks::count, pass_lanes = count == 2 ? 16 : 64 / count, row = count + 1;
+    const unsigned count = chunks::count, pass_lanes = 32 / count, row = count + 1;
     static_assert(count <= 8 && 32 % count == 0, "a lane's results fill 2, 4 or 8 chunks");
     if ((u64)result_at(out, i) % sizeof(chunk_t) != 0) return store_results<COUNT>(out, i + lane * COUNT, acc);
     __shared__ chunk_t staged[CUREDUCE_BLOCK / 32][pass_lanes * row];
@@ -105,8 +106,7 @@ template <int COUNT> __device__ __forceinline__ void store_warp_results(void *ou
 #pragma unroll
         for (int q = 0; q < count; q++) warp_staged[(lane - first) * row + q] = pack_results<chunks>(acc + q * chunks::results);
       __syncwarp();
-#pragma unroll
-      for (unsigned c = lane; c < pass_lanes * count; c += 32) to[first * count + c] = warp_staged[c + c / count];
+      to[first * count + lane] = warp_staged[lane + lane / count];
       __syncwarp();  // the next pass overwrites what this one read
     }
     return;
