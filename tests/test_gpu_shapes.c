@@ -58,10 +58,10 @@ static const shape matrices[] = {
     {CUREDUCE_LAYOUT_COLUMNS, 1 << 20, 3, 4},    {CUREDUCE_LAYOUT_COLUMNS, 1 << 10, 1 << 12, 1 << 12},
     /* packed columns (rows back to back, several to a load), rows left after the last whole load;
      * one row: rows of one element on its transpose, or tiles (of one element a thread, and, where
-     * the leading dimension is a whole number of vectors, of 16 bytes, whose warps stage their
-     * results in shared memory) */
+     * the leading dimension is a whole number of vectors, of 8 or 16 bytes, whose warps stage
+     * their results in shared memory: through the plan alone, past pin_on's size) */
     {CUREDUCE_LAYOUT_COLUMNS, 100003, 2, 2},     {CUREDUCE_LAYOUT_COLUMNS, 1, 100003, 100007},
-    {CUREDUCE_LAYOUT_COLUMNS, 1, 100003, 100016},
+    {CUREDUCE_LAYOUT_COLUMNS, 1, 300007, 300016},
 };
 
 /* Segments: how many, within an input of how many elements. */
