@@ -107,7 +107,7 @@ template <int COUNT> __device__ __forceinline__ void store_warp_results(void *ou
         for (int q = 0; q < count; q++) warp_staged[(lane - first) * row + q] = pack_results<chunks>(acc + q * chunks::results);
       __syncwarp();
       to[first * count + lane] = warp_staged[lane + lane / count];
-      __syncwarp();  // the next pass overwrites what this one read
+      __syncwarp();  // the next pass, or the next call, overwrites what this one read
     }
     return;
   }
