@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_shapes.h"
 #include "bench_support.h"
@@ -108,72 +109,34 @@ static void enqueue_cub(void *state, const void *what) {
 
 /* ---- checking ------------------------------------------------------------------------------------ */
 
-/* Columns gathered at a time for their references: as many as fill GATHER_BYTES (one at least):
- * each chunk is a pass over the whole matrix. */
-enum { GATHER_BYTES = 256 << 20 };
-
-static uint64_t results_gathered_at_once(const cureduce_problem *p) {
-  if (p->layout != CUREDUCE_LAYOUT_COLUMNS)
-    return 1;
-  uint64_t column_bytes = p->rows * cureduce_dtype_size(p->input_type);
-  uint64_t count = column_bytes ? GATHER_BYTES / column_bytes : p->cols;
-  return count < 1 ? 1 : count > p->cols ? p->cols : count;
-}
-
-/* The elements of results [i, i + count) from a host copy of an input (x or y), each whole after the
- * one before (count > 1: columns alone); returns each one's length. */
-static size_t gather(const shapes_state *s, const unsigned char *host, const cureduce_problem *p, uint64_t i,
-                     uint64_t count, unsigned char *into) {
-  if (p->layout != CUREDUCE_LAYOUT_COLUMNS)
-    return cureduce_ref_gather(p, host, s->begin, s->end, i, into);
-  cureduce_ref_gather_columns(p, host, i, count, into);
-  return (size_t)p->rows;
+/* Threads for the check: the host's cores, at most 64. */
+static unsigned check_threads(void) {
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores < 1 ? 1 : cores > 64 ? 64 : (unsigned)cores;
 }
 
 /* Runs the plan once and compares every result with the host reference (the data are the exact
  * grid: plain sums are exact, so every bit must match, and mapped ones within the reference's
- * rounding bound; an empty segment gives the identity). */
+ * rounding bound), the output poisoned before the run. */
 static bool results_match(shapes_state *s, const plan_call *c) {
   const cureduce_problem *p = &c->shape->problem;
-  uint64_t results = cureduce_problem_results(p), at_once = results_gathered_at_once(p);
-  size_t result_bytes = cureduce_result_bytes(p->op, p->output_type), element = cureduce_dtype_size(p->input_type);
+  uint64_t results = cureduce_problem_results(p);
+  size_t result_bytes = cureduce_result_bytes(p->op, p->output_type);
   cureduce_bench_check_cuda(s->run->cu->cuMemsetD8(s->output, 0xA5, results * result_bytes), "cuMemsetD8");
   enqueue_plan(s, c);
   unsigned char *got = malloc(results * result_bytes);
-  uint64_t longest = p->layout == CUREDUCE_LAYOUT_COLUMNS ? p->rows : p->layout == CUREDUCE_LAYOUT_ROWS ? p->cols : 0;
-  for (uint64_t i = 0; p->layout == CUREDUCE_LAYOUT_SEGMENTS && i < p->rows; i++)
-    longest = (uint64_t)(s->end[i] - s->begin[i]) > longest ? (uint64_t)(s->end[i] - s->begin[i]) : longest;
-  size_t gathered_bytes = at_once * longest * element + 16;
-  unsigned char *gathered = malloc(gathered_bytes), *gathered_second = malloc(gathered_bytes);
-  if (!got || !gathered || !gathered_second)
+  if (!got)
     cureduce_bench_fail("no host memory for the check");
   cureduce_bench_check_cuda(s->run->cu->cuStreamSynchronize(s->run->stream), "cuStreamSynchronize");
   cureduce_bench_check_cuda(s->run->cu->cuMemcpyDtoH(got, s->output, results * result_bytes), "cuMemcpyDtoH");
-  bool ok = true, pair = cureduce_transform_is_pair(p->transform);
-  for (uint64_t first = 0; ok && first < results; first += at_once) {
-    uint64_t count = results - first < at_once ? results - first : at_once;
-    size_t length = gather(s, s->host, p, first, count, gathered);
-    if (pair)
-      gather(s, s->host_second, p, first, count, gathered_second);
-    for (uint64_t k = 0; ok && k < count; k++) {
-      uint64_t i = first + k;
-      size_t offset = k * length * element;
-      cureduce_ref_result want = cureduce_ref_expected_mapped(p->op, p->transform, p->input_type, p->output_type,
-                                                              gathered + offset, pair ? gathered_second + offset : NULL,
-                                                              length);
-      cureduce_value value = {.index = -1};
-      memcpy(&value, got + i * result_bytes, result_bytes);
-      char why[256];
-      if (length && !cureduce_ref_matches(p->op, p->output_type, &value, &want, why, sizeof why)) {
-        fprintf(stderr, "cureduce-bench: WRONG RESULT %llu of the shape: %s\n", (unsigned long long)i, why);
-        ok = false;
-      }
-    }
-  }
+  cureduce_ref_results check = {p, s->host, cureduce_transform_is_pair(p->transform) ? s->host_second : NULL,
+                                s->begin, s->end, got, 0};
+  cureduce_ref_check verdict = cureduce_ref_check_results(&check, check_threads());
+  if (!verdict.ok)
+    fprintf(stderr, "cureduce-bench: WRONG RESULT %llu of the shape: %s\n", (unsigned long long)verdict.wrong,
+            verdict.why);
   free(got);
-  free(gathered);
-  free(gathered_second);
-  return ok;
+  return verdict.ok;
 }
 
 /* ---- the table ----------------------------------------------------------------------------------- */

@@ -106,6 +106,26 @@ size_t cureduce_ref_gather(const cureduce_problem *p, const void *data, const in
 void cureduce_ref_gather_columns(const cureduce_problem *p, const void *data, uint64_t first, uint64_t count,
                                  void *into);
 
+/* A shaped problem's results as a device wrote them, and the host data they came from. */
+typedef struct cureduce_ref_results {
+  const cureduce_problem *problem;
+  const void *x, *y;          /* the inputs' host copies (y: a map of two inputs, else NULL) */
+  const int64_t *begin, *end; /* a segments problem's bounds, else NULL */
+  const unsigned char *got;   /* the results, cureduce_result_bytes() each */
+  size_t gather_bytes;        /* host memory for gathered columns, in all (0: 256 MiB) */
+} cureduce_ref_results;
+typedef struct cureduce_ref_check {
+  bool ok;
+  uint64_t wrong; /* not ok: the first wrong result */
+  char why[256];
+} cureduce_ref_check;
+/* Every non-empty result against cureduce_ref_expected_mapped (an empty one is the caller's to
+ * check), in `threads` threads of adjacent results each, a result's elements gathered as
+ * cureduce_ref_gather does (columns many a pass): u8 rows of 2 at a total of 2^28 are 2^27
+ * references, 3.1 s on one core of a 2-core CI host (1.6 s on two). Aborts, as the reference
+ * does, without host memory. */
+cureduce_ref_check cureduce_ref_check_results(const cureduce_ref_results *r, unsigned threads);
+
 /* The result as a double (or the index for arg ops, separately), for messages. */
 double cureduce_ref_value_as_double(cureduce_dtype type, const cureduce_value *value);
 
