@@ -511,7 +511,10 @@ START_TEST(test_heuristic_kernels_bounded) {
             cureduce_problem_init_matrix(&problem, (cureduce_layout)layout, CUREDUCE_OP_SUM, types[t], types[t],
                                          row_counts[r], cols, leading);
             cureduce_spec spec = cureduce_shape_heuristic(&problem, device.sm_count, device.max_threads_per_sm);
-            add_kernel(layout == CUREDUCE_LAYOUT_ROWS ? &rows : spec.cols ? &packed : &columns, &spec);
+            /* a kernel counts with its strategy's layout: a one-row matrix's columns as rows of one
+             * element are a rows kernel */
+            bool rows_kernel = cureduce_strategy_layout((cureduce_strategy)spec.strategy) == CUREDUCE_LAYOUT_ROWS;
+            add_kernel(rows_kernel ? &rows : spec.cols ? &packed : &columns, &spec);
           }
         }
     size_t columns_most = types[t] == CUREDUCE_F32 ? 60 : 80;
