@@ -286,7 +286,7 @@ cureduce_status cureduce_plan_create(cureduce_plan **created, cureduce_context *
   cureduce_plan *plan = calloc(1, sizeof *plan);
   CUREDUCE_RETURN_ERROR_IF(!plan, OUT_OF_MEMORY, "no memory for a plan");
   plan->context = context;
-  plan->problem = *problem;
+  plan->problem = cureduce_problem_canonical(problem);
   if (problem->expression) /* the process's copy (registered by the check), not the caller's */
     plan->problem.expression = cureduce_expression_find(cureduce_problem_expression(problem));
   bool pushed;
@@ -543,7 +543,7 @@ cureduce_status cureduce_precompile(cureduce_context *context, const cureduce_pr
   cureduce_status status = CUREDUCE_STATUS_OK;
   for (size_t i = 0; i < count && status == CUREDUCE_STATUS_OK; i++) {
     if (cureduce_problem_is_shaped(&problems[i])) {
-      cureduce_plan shaped = {.context = context, .problem = problems[i]};
+      cureduce_plan shaped = {.context = context, .problem = cureduce_problem_canonical(&problems[i])};
       status = fill_shaped_plan(&shaped, NULL);
       continue;
     }

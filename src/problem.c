@@ -52,6 +52,17 @@ size_t cureduce_result_bytes(cureduce_op op, cureduce_dtype output_type) {
   return cureduce_op_is_valid(op) && cureduce_dtype_is_valid(output_type) ? cureduce_result_size(op, output_type) : 0;
 }
 
+cureduce_problem cureduce_problem_canonical(const cureduce_problem *problem) {
+  cureduce_problem canonical = *problem;
+  if (problem->layout == CUREDUCE_LAYOUT_CONTIGUOUS || problem->layout == CUREDUCE_LAYOUT_SEGMENTS || problem->rows > 1)
+    return canonical;
+  uint64_t element = cureduce_dtype_size(problem->input_type), vector = 16 / element; /* the widest load's elements */
+  uint64_t pad = problem->cols * element < 16 ? 0 : (vector - problem->cols % vector) % vector;
+  if (problem->cols <= UINT64_MAX / element - pad) /* within check_matrix's bound, as the given pitch is */
+    canonical.leading_dimension = problem->cols + pad;
+  return canonical;
+}
+
 uint64_t cureduce_problem_extent(const cureduce_problem *problem) {
   switch (problem->layout) {
   case CUREDUCE_LAYOUT_CONTIGUOUS: return problem->n;

@@ -13,6 +13,13 @@ cureduce_status cureduce_problem_check(const cureduce_problem *problem);
 
 bool cureduce_problem_is_shaped(const cureduce_problem *problem);
 
+/* The problem as plans and the tuner take it: a matrix of one row (or none) has no row pitch to
+ * keep, so its leading dimension becomes its length rounded up to 16 bytes (the length itself
+ * when shorter: several such rows pack into a load), which lets its kernels read whole vectors
+ * (their runtime check of the pitch passes) and shares kernels and tunings with every pitch.
+ * Anything else is returned as given. For a checked problem. */
+cureduce_problem cureduce_problem_canonical(const cureduce_problem *problem);
+
 /* The digest its specs name its expression by (expression.h), 0 without one. */
 uint64_t cureduce_problem_expression(const cureduce_problem *problem);
 

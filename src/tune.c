@@ -842,6 +842,8 @@ cureduce_status cureduce_tune_problems(cureduce_context *context, const cureduce
   cureduce_tune_options options = {.quick = quick != 0};
   cureduce_tunedb results;
   cureduce_status status = check_shapes(shapes, count); /* before the context, as plans check */
+  for (size_t i = 0; i < count && status == CUREDUCE_STATUS_OK; i++) /* as plans will take them */
+    shapes[i].problem = cureduce_problem_canonical(&shapes[i].problem);
   if (status == CUREDUCE_STATUS_OK && !context)
     status = cureduce_fail(CUREDUCE_STATUS_NULL_POINTER, __FILE__, __LINE__, NULL, "context must not be NULL");
   if (status == CUREDUCE_STATUS_OK)

@@ -57,9 +57,10 @@ static const shape matrices[] = {
     {CUREDUCE_LAYOUT_COLUMNS, 3000, 64, 64},     {CUREDUCE_LAYOUT_COLUMNS, 1 << 16, 17, 17},
     {CUREDUCE_LAYOUT_COLUMNS, 1 << 20, 3, 4},    {CUREDUCE_LAYOUT_COLUMNS, 1 << 10, 1 << 12, 1 << 12},
     /* packed columns (rows back to back, several to a load), rows left after the last whole load;
-     * one row: rows of one element on its transpose, or tiles (of one element a thread, and, where
-     * the leading dimension is a whole number of vectors, of 8 or 16 bytes, whose warps stage
-     * their results in shared memory: through the plan alone, past pin_on's size) */
+     * one row: rows of one element on its transpose, or tiles (of one element a thread where a
+     * spec is pinned, and, through the plan, whose pitch for one row is the length rounded up to
+     * 16 bytes whatever it was given (cureduce_problem_canonical), of 8 or 16 bytes, whose warps
+     * stage their results in shared memory: through the plan alone, past pin_on's size) */
     {CUREDUCE_LAYOUT_COLUMNS, 100003, 2, 2},     {CUREDUCE_LAYOUT_COLUMNS, 1, 100003, 100007},
     {CUREDUCE_LAYOUT_COLUMNS, 1, 300007, 300016},
 };

@@ -6,6 +6,7 @@
 #include "exact.h"
 #include "execute.h"
 #include "harness.h"
+#include "problem.h"
 #include "shape.h"
 #include "spec.h"
 #include "tune.h"
@@ -429,6 +430,41 @@ START_TEST(test_one_row_columns) {
 }
 END_TEST
 
+/* A matrix of one row has no pitch to keep: plans and the tuner take its leading dimension as
+ * its length rounded up to 16 bytes (the length where shorter; every pitch of a longer matrix
+ * kept), so 1 x 100003 bf16 with a pitch of 100007 gets the 16-byte tiles of a pitch of 100008,
+ * and its kernel the pitch that passes their run-time alignment check, not element loads. */
+START_TEST(test_one_row_pitch) {
+  cureduce_problem problem, canonical;
+  cureduce_problem_init_matrix(&problem, CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_OP_SUM, CUREDUCE_BF16, CUREDUCE_F32, 1,
+                               100003, 100007);
+  cureduce_spec given = cureduce_shape_heuristic(&problem, device.sm_count, device.max_threads_per_sm);
+  canonical = cureduce_problem_canonical(&problem);
+  ck_assert_uint_eq(canonical.leading_dimension, 100008);
+  cureduce_spec spec = cureduce_shape_heuristic(&canonical, device.sm_count, device.max_threads_per_sm);
+  ck_assert(given.vector_bytes == 2 && spec.vector_bytes == 16 && spec.strategy == CUREDUCE_STRATEGY_COLUMN_TILES);
+  ck_assert_uint_eq(cureduce_shape_argument_of(&spec, &canonical, 0, 0).leading, 100008);
+  static const struct {
+    cureduce_layout layout;
+    cureduce_dtype type;
+    uint64_t rows, cols, leading, canonical;
+  } cases[] = {
+      {CUREDUCE_LAYOUT_ROWS, CUREDUCE_F32, 1, 100003, 100003, 100004},
+      {CUREDUCE_LAYOUT_ROWS, CUREDUCE_F32, 1, 2, 7, 2},   /* shorter than a load: rows back to back */
+      {CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_U8, 1, 32, 45, 32},
+      {CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_F64, 0, 3, 9, 4}, /* no rows: no pitch either */
+      {CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_F32, 2, 5, 7, 7}, /* a pitch that steps is kept */
+      {CUREDUCE_LAYOUT_COLUMNS, CUREDUCE_U8, 1, UINT64_MAX - 3, UINT64_MAX, UINT64_MAX}, /* no room to round */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    cureduce_problem_init_matrix(&problem, cases[i].layout, CUREDUCE_OP_SUM, cases[i].type, cases[i].type,
+                                 cases[i].rows, cases[i].cols, cases[i].leading);
+    ck_assert(cureduce_problem_check(&problem) == CUREDUCE_STATUS_OK);
+    ck_assert_msg(cureduce_problem_canonical(&problem).leading_dimension == cases[i].canonical, "case %zu", i);
+  }
+}
+END_TEST
+
 /* Rows of blocks run in one wave and in equal passes: where the rows are fewer than the device's
  * blocks, every row at once (64 rows of 2^22 f32: 16 splits each, not 17 with two rows left for a
  * second pass); where more, as few blocks as take them in as few passes (2048 rows: 1024 blocks of
@@ -543,6 +579,7 @@ int main(void) {
   tcase_add_test(space, test_geometry_of_columns);
   tcase_add_test(space, test_packed_columns);
   tcase_add_test(space, test_one_row_columns);
+  tcase_add_test(space, test_one_row_pitch);
   tcase_add_test(space, test_geometry_of_rows);
   tcase_add_test(space, test_short_rows_unsplit);
   tcase_add_test(space, test_heuristic_kernels_bounded);
