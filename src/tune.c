@@ -201,7 +201,8 @@ static size_t shape_kernel_parts(const cureduce_tune_shape *shapes, size_t shape
     return 0;
   for (size_t j = 0; j < shape_count; j++) {
     cureduce_spec all[problem_space_max];
-    size_t n = problem_space(&shapes[j].problem, sm_count, max_threads_per_sm, quick, SIZE_MAX, all);
+    cureduce_problem problem = cureduce_problem_canonical(&shapes[j].problem); /* as plans take it */
+    size_t n = problem_space(&problem, sm_count, max_threads_per_sm, quick, SIZE_MAX, all);
     for (size_t i = 0; i < n; i++)
       cureduce_spec_add_kernel_part(*specs, &count, &all[i]);
   }
@@ -689,7 +690,8 @@ static cureduce_status upload_segments(const cureduce_driver *cu, CUdeviceptr be
 static cureduce_status tune_one_shape(bench_state *b, const cureduce_tune_shape *shape, bool quick,
                                       cureduce_tune_record *record) {
   const cureduce_driver *cu = b->context->driver;
-  const cureduce_problem *p = &shape->problem;
+  cureduce_problem canonical = cureduce_problem_canonical(&shape->problem); /* as plans take it */
+  const cureduce_problem *p = &canonical;
   size_t element = cureduce_dtype_size(p->input_type), elements = (size_t)shape_elements(shape);
   size_t limit = cureduce_problem_is_shaped(p) ? cureduce_shape_workspace_limit(p, b->context->info.sm_count,
                                                                                b->context->info.max_threads_per_sm)
@@ -842,8 +844,6 @@ cureduce_status cureduce_tune_problems(cureduce_context *context, const cureduce
   cureduce_tune_options options = {.quick = quick != 0};
   cureduce_tunedb results;
   cureduce_status status = check_shapes(shapes, count); /* before the context, as plans check */
-  for (size_t i = 0; i < count && status == CUREDUCE_STATUS_OK; i++) /* as plans will take them */
-    shapes[i].problem = cureduce_problem_canonical(&shapes[i].problem);
   if (status == CUREDUCE_STATUS_OK && !context)
     status = cureduce_fail(CUREDUCE_STATUS_NULL_POINTER, __FILE__, __LINE__, NULL, "context must not be NULL");
   if (status == CUREDUCE_STATUS_OK)

@@ -680,15 +680,18 @@ static cureduce_problem problem_of(cureduce_layout layout, cureduce_op op, uint6
   return p;
 }
 
-/* Shapes tuned by the tuner (quick), then plans for other shapes of each class: tuned, and right. */
+/* Shapes tuned by the tuner (quick), then plans for other shapes of each class: tuned, and right.
+ * A row tuned unpadded serves the same row cut from a padded matrix, and a row unpadded: each is
+ * planned and tuned at the pitch of whole vectors (cureduce_problem_canonical). */
 START_TEST(test_tuned_shapes) {
   const cureduce_op op = CUREDUCE_OP_SUM;
   static const struct {
     cureduce_layout layout;
-    uint64_t rows, cols, other_rows; /* other_rows: a shape of the same class */
-  } tuned[] = {{CUREDUCE_LAYOUT_ROWS, 3000, 7, 2100},   {CUREDUCE_LAYOUT_ROWS, 600, 300, 1000},
-               {CUREDUCE_LAYOUT_ROWS, 40, 70001, 33},   {CUREDUCE_LAYOUT_COLUMNS, 4000, 300, 2500},
-               {CUREDUCE_LAYOUT_SEGMENTS, 2000, 500, 1500}};
+    uint64_t rows, cols, other_rows, other_leading; /* other_*: a shape of the same class (0: unpadded) */
+  } tuned[] = {{CUREDUCE_LAYOUT_ROWS, 3000, 7, 2100, 0},   {CUREDUCE_LAYOUT_ROWS, 600, 300, 1000, 0},
+               {CUREDUCE_LAYOUT_ROWS, 40, 70001, 33, 0},   {CUREDUCE_LAYOUT_COLUMNS, 4000, 300, 2500, 0},
+               {CUREDUCE_LAYOUT_SEGMENTS, 2000, 500, 1500, 0}, {CUREDUCE_LAYOUT_COLUMNS, 1, 100003, 1, 100007},
+               {CUREDUCE_LAYOUT_COLUMNS, 1, 65539, 1, 0}};
   enum { count = sizeof tuned / sizeof tuned[0] };
   char *folder = harness_temporary_folder();
   ck_assert(folder);
@@ -701,10 +704,14 @@ START_TEST(test_tuned_shapes) {
                 cureduce_last_error_detail());
   ck_assert_str_eq(cureduce_last_error_detail(), "");
   for (int i = 0; i < count; i++) {
-    cureduce_tune_record key = cureduce_tunedb_key(&problems[i]);
+    cureduce_problem canonical = cureduce_problem_canonical(&problems[i]);
+    cureduce_tune_record key = cureduce_tunedb_key(&canonical);
     ck_assert(cureduce_plan_tuned_record(context, &key, NULL));
     cureduce_problem other = problem_of(tuned[i].layout, op, tuned[i].other_rows, tuned[i].cols);
-    cureduce_tune_record other_key = cureduce_tunedb_key(&other);
+    if (tuned[i].other_leading)
+      other.leading_dimension = tuned[i].other_leading;
+    canonical = cureduce_problem_canonical(&other);
+    cureduce_tune_record other_key = cureduce_tunedb_key(&canonical);
     ck_assert(other_key.bucket == key.bucket && other_key.cols_class == key.cols_class);
     cureduce_plan *plan;
     ck_assert(cureduce_plan_create(&plan, context, &other, NULL) == CUREDUCE_STATUS_OK);
