@@ -199,8 +199,10 @@ static void check_run(run *r, const unsigned char *host, const int64_t *begin, c
 enum { max_pinned = 10 + CUREDUCE_SHAPE_SPACE_MAX };
 
 /* Variants of the heuristic spec that cover each family of the layout in configurations the tuner
- * does not pick; with `space`, first every spec the tuner may pick for the shape on this GPU. */
-static int pinned_specs(const cureduce_problem *p, bool space, char texts[max_pinned][CUREDUCE_SPEC_TEXT_MAX]) {
+ * does not pick; with `space`, first every spec the tuner may pick for the shape on this GPU (of
+ * the problem as plans and the tuner take it: cureduce_problem_canonical). */
+static int pinned_specs(const cureduce_problem *given, bool space, char texts[max_pinned][CUREDUCE_SPEC_TEXT_MAX]) {
+  const cureduce_problem canonical = cureduce_problem_canonical(given), *p = &canonical;
   const cureduce_device_info *device = &shared_gpu->context->info;
   cureduce_spec base = cureduce_shape_heuristic(p, 132, 2048), variants[max_pinned];
   int count = !space ? 0
