@@ -193,44 +193,51 @@ static void print_case(const shapes_state *s, const shape_case *c, double us, do
 }
 
 /* A plan the bench cannot run (`what` failed, `why`): the end of the run for the plan's own
- * choice, a `#` line for a pinned spec that does not fit this shape. */
-static void refuse_case(const shapes_state *s, const shape_case *c, const char *what, const char *why) {
-  if (!s->run->spec)
+ * choice (`spec` NULL), a `#` line for a pinned spec that does not fit this shape. */
+static void refuse_case(const shape_case *c, const char *spec, const char *what, const char *why) {
+  if (!spec)
     cureduce_bench_fail(what);
   const cureduce_problem *p = &c->problem;
   printf("# %s %s %s rows %llu cols %llu: %s refused: %s\n", layout_name(p->layout), cureduce_op_name(p->op),
-         cureduce_dtype_name(p->input_type), (unsigned long long)p->rows, (unsigned long long)p->cols, s->run->spec,
-         why);
+         cureduce_dtype_name(p->input_type), (unsigned long long)p->rows, (unsigned long long)p->cols, spec, why);
   fflush(stdout);
 }
 
-/* Checks, times and prints one shape against CUB. */
-static void run_case(shapes_state *s, const shape_case *c) {
+/* Checks, times and prints one shape under `spec` (NULL: the plan's own choice) beside CUB's
+ * figures. */
+static void run_spec(shapes_state *s, const shape_case *c, const char *spec, double cub_us, double cub_b2b) {
   plan_call call = {NULL, c, false};
-  if (cureduce_plan_create(&call.plan, s->run->context, &c->problem, s->run->spec) != CUREDUCE_STATUS_OK) {
-    refuse_case(s, c, "cureduce_plan_create", cureduce_last_error_detail());
+  if (cureduce_plan_create(&call.plan, s->run->context, &c->problem, spec) != CUREDUCE_STATUS_OK) {
+    refuse_case(c, spec, "cureduce_plan_create", cureduce_last_error_detail());
     return;
   }
   cureduce_plan_info info;
   cureduce_plan_describe(call.plan, &info);
   if (info.workspace_bytes > s->workspace_bytes) {
     cureduce_plan_destroy(call.plan);
-    refuse_case(s, c, "a plan's workspace is larger than the bench's", "its workspace is larger than the bench's");
+    refuse_case(c, spec, "a plan's workspace is larger than the bench's", "its workspace is larger than the bench's");
     return;
   }
   call.in_slot = info.workspace_bytes <= CUREDUCE_SLOT_BYTES;
   if (!results_match(s, &call))
     s->failures++;
-  double us, b2b, cub_us = 0, cub_b2b = 0;
+  double us, b2b;
   time_calls(s, enqueue_plan, &call, &us, &b2b);
+  print_case(s, c, us, b2b, cub_us, cub_b2b, info.spec);
+  cureduce_plan_destroy(call.plan);
+}
+
+/* One shape under each of the run's specs (or the plan's own choice), against CUB timed once. */
+static void run_case(shapes_state *s, const shape_case *c) {
+  double cub_us = 0, cub_b2b = 0;
 #ifdef CUREDUCE_HAVE_CUB
   /* CUB's segmented reduce is of plain sums of rows or segments: it has no columns */
   if (s->run->have_cub && c->problem.op == CUREDUCE_OP_SUM && !c->problem.transform &&
       c->problem.layout != CUREDUCE_LAYOUT_COLUMNS)
     time_calls(s, enqueue_cub, c, &cub_us, &cub_b2b);
 #endif
-  print_case(s, c, us, b2b, cub_us, cub_b2b, info.spec);
-  cureduce_plan_destroy(call.plan);
+  for (int k = 0; k < (s->run->spec_count ? s->run->spec_count : 1); k++)
+    run_spec(s, c, s->run->spec_count ? s->run->specs[k] : NULL, cub_us, cub_b2b);
 }
 
 /* The output the table gives (op, type) under the run's transform: sums and products into their

@@ -24,8 +24,9 @@ typedef struct cureduce_shapes_run {
   unsigned layouts; /* bit 1 << cureduce_layout for each layout timed */
   uint64_t cols_mask; /* bit k: matrices of 2^k columns are timed (all: every one) */
   cureduce_transform transform; /* a built-in map fused first, or none */
-  const char *spec;             /* a spec text pinned to every shape (a shape it does not fit: a row
-                                   saying why), or NULL: each plan's own choice */
+  const char *const *specs;     /* spec texts, each pinned to every shape in turn (a shape one does
+                                   not fit: a row saying why); none: each plan's own choice */
+  int spec_count;
 } cureduce_shapes_run;
 
 /* Prints the table; 0 when every shape's results matched the host reference. */

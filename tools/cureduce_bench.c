@@ -60,7 +60,8 @@ static void usage(FILE *out) {
         "                    sum:f32->f32/column_tiles/b256/u8/v16/g8/t256/c0/s1 (a shape it\n"
         "                    does not fit gets a # line saying why, another operation or type a\n"
         "                    line on stderr; a text that does not parse is refused at once);\n"
-        "                    default: each plan's own\n"
+        "                    up to 8 times: each call then runs under each, a row each, on the\n"
+        "                    same data and beside one CUB figure; default: each plan's own\n"
         "  --ops LIST        operations, e.g. sum,max (sum, prod, min, max, argmin, argmax;\n"
         "                    float types only: exact_sum, norm2, mean, variance, sample_variance,\n"
         "                    std, sample_std, logsumexp, which CUB has no column for but norm2's\n"
@@ -113,7 +114,7 @@ static void usage(FILE *out) {
         out);
 }
 
-enum { max_list = 32 };
+enum { max_list = 32, max_specs = 8 };
 
 typedef enum format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON } format;
 
@@ -129,7 +130,8 @@ typedef struct options {
   size_t sizes[max_list];
   int size_count;
   int layouts[max_list], layout_count; /* --shapes: which layouts; none named, all */
-  const char *spec;                    /* --spec: pinned to every shape */
+  const char *specs[max_specs];        /* --spec: each pinned to every call in turn */
+  int spec_count;
   uint64_t cols_mask;                  /* --cols: bit k for 2^k columns; 0: every count */
 } options;
 
@@ -198,9 +200,11 @@ static bool parse_option(int c, void *into, const char **why) {
   case 'P': { /* refused here, not call by call: a typo would leave every row of the table out */
     static char spec_why[512]; /* a parse error says what it found in a line */
     cureduce_spec parsed;
-    o->spec = optarg;
-    ok = cureduce_spec_parse(optarg, &parsed) == CUREDUCE_STATUS_OK;
-    snprintf(spec_why, sizeof spec_why, "--spec: %s", cureduce_last_error_detail());
+    ok = o->spec_count < max_specs && cureduce_spec_parse(optarg, &parsed) == CUREDUCE_STATUS_OK;
+    snprintf(spec_why, sizeof spec_why, "--spec: %s",
+             o->spec_count < max_specs ? cureduce_last_error_detail() : "at most 8 of them");
+    if (ok)
+      o->specs[o->spec_count++] = optarg;
     *why = spec_why;
     break;
   }
@@ -258,7 +262,7 @@ static const char *options_conflict(const void *from) {
            "are the exact grid)";
   if (o->layout_count && !o->shapes)
     return "--layouts goes with --shapes";
-  if (o->spec && o->ladder)
+  if (o->spec_count && o->ladder)
     return "--spec goes with the whole-array comparison or --shapes, not --ladder";
   if (o->cols_mask && !o->shapes)
     return "--cols goes with --shapes";
@@ -744,7 +748,40 @@ static void compare_cublas(const options *o, bench *b, const call *c, double cur
 #endif
 }
 
-/* Times every (type, op, size) of the run against CUB; returns the CUB/cureduce ratios. */
+/* One row: call `c` under `spec` (NULL: the library's own choice, or the plan's for a map),
+ * checked, timed and printed beside CUB's median of the same call (0: none); returns its median
+ * in microseconds, 0 where the spec does not fit it (a line on stderr says why). */
+static double time_row(const options *o, bench *b, bool have_cub, call c, const char *spec, double cub_us, bool first) {
+  cureduce_plan *plan = NULL;
+  if (c.kind == CALL_PLAN) {
+    cureduce_problem problem;
+    cureduce_problem_init(&problem, c.op, c.input, c.output, c.n);
+    problem.transform = o->transform, problem.expression = o->expression;
+    if (cureduce_plan_create(&plan, b->context, &problem, spec) != CUREDUCE_STATUS_OK) {
+      if (!spec)
+        cureduce_bench_fail("planning a transformed reduction");
+      fprintf(stderr, "cureduce-bench: %s %s n = %zu skipped: --spec %s does not fit it (%s)\n",
+              cureduce_op_name(c.op), cureduce_dtype_name(c.input), c.n, spec, cureduce_last_error_detail());
+      return 0;
+    }
+    c.plan = plan;
+  }
+  planted_elements planted = o->planted ? plant_extremes(b, &c) : (planted_elements){0};
+  row r = {.c = &c, .checked = verify(b, &c, have_cub, o->random_data), .cub_us = cub_us};
+  r.us = time_median(b, &c, o->reps);
+  r.b2b_us = time_back_to_back(b, &c, o->reps);
+  r.stream_b2b_us = stream_us(b, read_bytes(&c), o->reps);
+  spec_that_ran(b, &c, r.spec);
+  print_row(o, b, &r, first);
+  compare_cublas(o, b, &c, r.us);
+  cureduce_plan_destroy(plan);
+  if (o->planted)
+    unplant_extremes(b, &c, &planted);
+  return r.us;
+}
+
+/* Times every (type, op, size) of the run, under each --spec, against CUB (timed once for all of
+ * a call's specs); returns the CUB/cureduce ratios, `ratios` holding one a row. */
 static int compare_all(const options *o, bench *b, bool have_cub, double *ratios) {
   int ratio_count = 0, rows = 0;
   for (int t = 0; t < o->type_count; t++) {
@@ -756,8 +793,8 @@ static int compare_all(const options *o, bench *b, bool have_cub, double *ratios
         if (cureduce_accumulator_type(op, cureduce_mapped_type(o->transform, type), &output) != CUREDUCE_STATUS_OK ||
             cureduce_check_transform_types(op, o->transform, type, output) != CUREDUCE_STATUS_OK)
           continue; /* exact_sum of an integer type, a transform of one */
-        call c = {.kind = o->transform || o->spec ? CALL_PLAN : CALL_LIBRARY, .op = op, .transform = o->transform, .input = type,
-                  .output = output, .n = o->sizes[s]};
+        call c = {.kind = o->transform || o->spec_count ? CALL_PLAN : CALL_LIBRARY, .op = op, .transform = o->transform,
+                  .input = type, .output = output, .n = o->sizes[s]};
         const size_t spans = spanned_bytes(&c) + o->offset;
         if (spans > b->input_bytes) { /* allocate() sized the buffer for every call */
           fprintf(stderr, "cureduce-bench: %s %s n = %zu skipped: it spans %zu bytes, the buffer holds %zu\n",
@@ -766,37 +803,18 @@ static int compare_all(const options *o, bench *b, bool have_cub, double *ratios
         }
         if (o->random_data && op == CUREDUCE_OP_PROD && type <= CUREDUCE_F64)
           continue; /* products of random floats overflow: nothing to time */
-        cureduce_plan *plan = NULL;
-        if (c.kind == CALL_PLAN) {
-          cureduce_problem problem;
-          cureduce_problem_init(&problem, op, type, output, c.n);
-          problem.transform = o->transform, problem.expression = o->expression;
-          if (cureduce_plan_create(&plan, b->context, &problem, o->spec) != CUREDUCE_STATUS_OK) {
-            if (!o->spec)
-              cureduce_bench_fail("planning a transformed reduction");
-            fprintf(stderr, "cureduce-bench: %s %s n = %zu skipped: --spec %s does not fit it (%s)\n",
-                    cureduce_op_name(op), cureduce_dtype_name(type), c.n, o->spec, cureduce_last_error_detail());
-            continue;
-          }
-          c.plan = plan;
-        }
-        planted_elements planted = o->planted ? plant_extremes(b, &c) : (planted_elements){0};
-        row r = {.c = &c, .checked = verify(b, &c, have_cub, o->random_data)};
-        r.us = time_median(b, &c, o->reps);
-        r.b2b_us = time_back_to_back(b, &c, o->reps);
-        r.stream_b2b_us = stream_us(b, read_bytes(&c), o->reps);
+        double cub_us = 0;
         if (have_cub && cub_covers(&c)) {
           call cub = c;
           cub.kind = CALL_CUB;
-          r.cub_us = time_median(b, &cub, o->reps);
-          ratios[ratio_count++] = r.cub_us / r.us;
+          cub_us = time_median(b, &cub, o->reps);
         }
-        spec_that_ran(b, &c, r.spec);
-        print_row(o, b, &r, rows++ == 0);
-        compare_cublas(o, b, &c, r.us);
-        cureduce_plan_destroy(plan);
-        if (o->planted)
-          unplant_extremes(b, &c, &planted);
+        for (int k = 0; k < (o->spec_count ? o->spec_count : 1); k++) {
+          double us = time_row(o, b, have_cub, c, o->spec_count ? o->specs[k] : NULL, cub_us, rows == 0);
+          rows += us > 0;
+          if (us > 0 && cub_us > 0)
+            ratios[ratio_count++] = cub_us / us;
+        }
       }
   }
   return ratio_count;
@@ -868,7 +886,9 @@ static void report_host_overhead(const options *o, bench *b) {
 
 static int run_comparison(const options *o, bench *b, bool have_cub) {
   print_comparison_header(o);
-  double ratios[max_list * max_list * max_list];
+  double *ratios = malloc(sizeof(double) * max_list * max_list * max_list * max_specs);
+  if (!ratios)
+    cureduce_bench_fail("allocating the ratios");
   int ratio_count = compare_all(o, b, have_cub, ratios);
   if (o->format == FORMAT_JSON)
     printf("\n ]");
@@ -886,6 +906,7 @@ static int run_comparison(const options *o, bench *b, bool have_cub) {
   } else {
     printf("summary: no CUB column (built without CUDA/CUB, or no covered operation)\n");
   }
+  free(ratios);
   return 0;
 }
 
@@ -958,7 +979,7 @@ static int run_shapes(const options *o, bench *b, bool have_cub) {
                              .csv = o->format == FORMAT_CSV, .ops = o->ops, .types = o->types,
                              .op_count = o->op_count, .type_count = o->type_count, .totals = o->sizes,
                              .total_count = o->size_count, .cols_mask = o->cols_mask ? o->cols_mask : UINT64_MAX,
-                             .transform = o->transform, .spec = o->spec};
+                             .transform = o->transform, .specs = o->specs, .spec_count = o->spec_count};
   for (int l = 0; l < o->layout_count; l++)
     run.layouts |= 1u << o->layouts[l];
   if (!o->layout_count)
