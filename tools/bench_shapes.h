@@ -25,7 +25,8 @@ typedef struct cureduce_shapes_run {
   uint64_t cols_mask; /* bit k: matrices of 2^k columns are timed (all: every one) */
   cureduce_transform transform; /* a built-in map fused first, or none */
   const char *const *specs;     /* spec texts, each pinned to every shape in turn (a shape one does
-                                   not fit: a row saying why); none: each plan's own choice */
+                                   not fit: a row saying why), NULL the plan's own choice; none:
+                                   each plan's own choice */
   int spec_count;
 } cureduce_shapes_run;
 

@@ -61,7 +61,8 @@ static void usage(FILE *out) {
         "                    does not fit gets a # line saying why, another operation or type a\n"
         "                    line on stderr; a text that does not parse is refused at once);\n"
         "                    up to 8 times: each call then runs under each, a row each, on the\n"
-        "                    same data and beside one CUB figure; default: each plan's own\n"
+        "                    same data and beside one CUB figure, `plan` among them for each\n"
+        "                    plan's own choice; default: each plan's own\n"
         "  --ops LIST        operations, e.g. sum,max (sum, prod, min, max, argmin, argmax;\n"
         "                    float types only: exact_sum, norm2, mean, variance, sample_variance,\n"
         "                    std, sample_std, logsumexp, which CUB has no column for but norm2's\n"
@@ -130,7 +131,7 @@ typedef struct options {
   size_t sizes[max_list];
   int size_count;
   int layouts[max_list], layout_count; /* --shapes: which layouts; none named, all */
-  const char *specs[max_specs];        /* --spec: each pinned to every call in turn */
+  const char *specs[max_specs];        /* --spec: each pinned to every call in turn, NULL the plan's own */
   int spec_count;
   uint64_t cols_mask;                  /* --cols: bit k for 2^k columns; 0: every count */
 } options;
@@ -200,11 +201,12 @@ static bool parse_option(int c, void *into, const char **why) {
   case 'P': { /* refused here, not call by call: a typo would leave every row of the table out */
     static char spec_why[512]; /* a parse error says what it found in a line */
     cureduce_spec parsed;
-    ok = o->spec_count < max_specs && cureduce_spec_parse(optarg, &parsed) == CUREDUCE_STATUS_OK;
+    bool own = strcmp(optarg, "plan") == 0; /* the plan's own choice, beside pinned ones */
+    ok = o->spec_count < max_specs && (own || cureduce_spec_parse(optarg, &parsed) == CUREDUCE_STATUS_OK);
     snprintf(spec_why, sizeof spec_why, "--spec: %s",
              o->spec_count < max_specs ? cureduce_last_error_detail() : "at most 8 of them");
     if (ok)
-      o->specs[o->spec_count++] = optarg;
+      o->specs[o->spec_count++] = own ? NULL : optarg;
     *why = spec_why;
     break;
   }
@@ -759,7 +761,7 @@ static double time_row(const options *o, bench *b, bool have_cub, call c, const 
     problem.transform = o->transform, problem.expression = o->expression;
     if (cureduce_plan_create(&plan, b->context, &problem, spec) != CUREDUCE_STATUS_OK) {
       if (!spec)
-        cureduce_bench_fail("planning a transformed reduction");
+        cureduce_bench_fail("planning a reduction");
       fprintf(stderr, "cureduce-bench: %s %s n = %zu skipped: --spec %s does not fit it (%s)\n",
               cureduce_op_name(c.op), cureduce_dtype_name(c.input), c.n, spec, cureduce_last_error_detail());
       return 0;
