@@ -750,10 +750,17 @@ static void compare_cublas(const options *o, bench *b, const call *c, double cur
 #endif
 }
 
+/* What a call's rows are set beside, timed once for all its specs: CUB's median (0: none) and the
+ * plain streaming kernel over the same bytes, back to back. */
+typedef struct call_baselines {
+  double cub_us, stream_b2b_us;
+} call_baselines;
+
 /* One row: call `c` under `spec` (NULL: the library's own choice, or the plan's for a map),
- * checked, timed and printed beside CUB's median of the same call (0: none); returns its median
- * in microseconds, 0 where the spec does not fit it (a line on stderr says why). */
-static double time_row(const options *o, bench *b, bool have_cub, call c, const char *spec, double cub_us, bool first) {
+ * checked, timed and printed beside the call's baselines; returns its median in microseconds, 0
+ * where the spec does not fit it (a line on stderr says why). */
+static double time_row(const options *o, bench *b, bool have_cub, call c, const char *spec,
+                       const call_baselines *baselines, bool first) {
   cureduce_plan *plan = NULL;
   if (c.kind == CALL_PLAN) {
     cureduce_problem problem;
@@ -769,10 +776,10 @@ static double time_row(const options *o, bench *b, bool have_cub, call c, const 
     c.plan = plan;
   }
   planted_elements planted = o->planted ? plant_extremes(b, &c) : (planted_elements){0};
-  row r = {.c = &c, .checked = verify(b, &c, have_cub, o->random_data), .cub_us = cub_us};
+  row r = {.c = &c, .checked = verify(b, &c, have_cub, o->random_data), .cub_us = baselines->cub_us,
+           .stream_b2b_us = baselines->stream_b2b_us};
   r.us = time_median(b, &c, o->reps);
   r.b2b_us = time_back_to_back(b, &c, o->reps);
-  r.stream_b2b_us = stream_us(b, read_bytes(&c), o->reps);
   spec_that_ran(b, &c, r.spec);
   print_row(o, b, &r, first);
   compare_cublas(o, b, &c, r.us);
@@ -782,8 +789,9 @@ static double time_row(const options *o, bench *b, bool have_cub, call c, const 
   return r.us;
 }
 
-/* Times every (type, op, size) of the run, under each --spec, against CUB (timed once for all of
- * a call's specs); returns the CUB/cureduce ratios, `ratios` holding one a row. */
+/* Times every (type, op, size) of the run, under each --spec, against CUB and the streaming kernel
+ * (timed once for all of a call's specs); returns the CUB/cureduce ratios, `ratios` holding one a
+ * row. */
 static int compare_all(const options *o, bench *b, bool have_cub, double *ratios) {
   int ratio_count = 0, rows = 0;
   for (int t = 0; t < o->type_count; t++) {
@@ -805,17 +813,17 @@ static int compare_all(const options *o, bench *b, bool have_cub, double *ratios
         }
         if (o->random_data && op == CUREDUCE_OP_PROD && type <= CUREDUCE_F64)
           continue; /* products of random floats overflow: nothing to time */
-        double cub_us = 0;
+        call_baselines baselines = {.stream_b2b_us = stream_us(b, read_bytes(&c), o->reps)};
         if (have_cub && cub_covers(&c)) {
           call cub = c;
           cub.kind = CALL_CUB;
-          cub_us = time_median(b, &cub, o->reps);
+          baselines.cub_us = time_median(b, &cub, o->reps);
         }
         for (int k = 0; k < (o->spec_count ? o->spec_count : 1); k++) {
-          double us = time_row(o, b, have_cub, c, o->spec_count ? o->specs[k] : NULL, cub_us, rows == 0);
+          double us = time_row(o, b, have_cub, c, o->spec_count ? o->specs[k] : NULL, &baselines, rows == 0);
           rows += us > 0;
-          if (us > 0 && cub_us > 0)
-            ratios[ratio_count++] = cub_us / us;
+          if (us > 0 && baselines.cub_us > 0)
+            ratios[ratio_count++] = baselines.cub_us / us;
         }
       }
   }
@@ -888,7 +896,8 @@ static void report_host_overhead(const options *o, bench *b) {
 
 static int run_comparison(const options *o, bench *b, bool have_cub) {
   print_comparison_header(o);
-  double *ratios = malloc(sizeof(double) * max_list * max_list * max_list * max_specs);
+  size_t calls = (size_t)o->type_count * o->op_count * o->size_count * (o->spec_count ? o->spec_count : 1);
+  double *ratios = malloc(sizeof(double) * (calls ? calls : 1));
   if (!ratios)
     cureduce_bench_fail("allocating the ratios");
   int ratio_count = compare_all(o, b, have_cub, ratios);
