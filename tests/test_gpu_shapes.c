@@ -416,6 +416,48 @@ START_TEST(test_segments) {
 }
 END_TEST
 
+/* segment_blocks takes a column of segments CUREDUCE_BLOCK at a time, each block picking out the
+ * ones it takes (row_blocks.cu); the sets above fill no column past its first batch. 40,000
+ * segments in blocks of 128 under g1 (a column an SM: on 132 SMs, 303 segments, three batches)
+ * and 3 splits (128 % 3 != 0: the one-block segments' turns carry on from batch to batch), sums
+ * (on data that rounds too) and argmax. */
+START_TEST(test_segment_batches) {
+  enum { segments = 40000, elements = 1 << 16 };
+  size_t element = cureduce_dtype_size(tested_type);
+  int64_t *begin = malloc(segments * 8), *end = malloc(segments * 8);
+  unsigned char *host = malloc(elements * element);
+  ck_assert(begin && end && host);
+  draw_segments(segments, elements, begin, end);
+  CUdeviceptr input = harness_device_alloc(shared_gpu, elements * element);
+  CUdeviceptr offsets = harness_device_alloc(shared_gpu, 2 * segments * 8);
+  harness_upload(shared_gpu, offsets, begin, segments * 8);
+  harness_upload(shared_gpu, offsets + segments * 8, end, segments * 8);
+  static const cureduce_op ops[] = {CUREDUCE_OP_SUM, CUREDUCE_OP_ARGMAX};
+  for (int k = 0; k < 2; k++)
+    for (int rounding = 0; rounding < (ops[k] == CUREDUCE_OP_SUM && is_float_type(tested_type) ? 2 : 1); rounding++) {
+      cureduce_problem problem;
+      cureduce_problem_init_segments(&problem, ops[k], tested_type, tested_type, segments);
+      if (rounding)
+        cureduce_ref_fill_rounding(tested_type, host, elements);
+      else
+        cureduce_ref_fill(problem.op, tested_type, host, elements);
+      harness_upload(shared_gpu, input, host, elements * element);
+      cureduce_spec batches = cureduce_shape_heuristic(&problem, 132, 2048);
+      ck_assert(batches.strategy == CUREDUCE_STRATEGY_SEGMENT_BLOCKS);
+      batches.block = 128, batches.blocks_per_sm = 1, batches.splits = 3;
+      char text[CUREDUCE_SPEC_TEXT_MAX];
+      cureduce_spec_format(&batches, text);
+      run r = {.gpu = shared_gpu, .problem = problem, .mode = MODE_PINNED, .spec = text, .input = input,
+               .begin = offsets, .end = offsets + segments * 8, .output = output_buffer, .scratch = scratch,
+               .scratch_bytes = scratch_bytes};
+      check_run(&r, host, begin, end, rounding);
+    }
+  shared_gpu->cu->cuMemFree(input);
+  shared_gpu->cu->cuMemFree(offsets);
+  free(begin), free(end), free(host);
+}
+END_TEST
+
 /* Sums of 1-byte columns add a thread's bytes into 16-bit lanes and widen them every 256 rows
  * (column_tiles.cu): tiles 32 threads high over 2^17 rows give each thread 4096 rows, 16 widenings,
  * whose lanes would hold sums up to 4096 * 255 if they were not widened. The plan's splits never
@@ -797,6 +839,7 @@ int main(int argc, char **argv) {
   tcase_add_unchecked_fixture(shapes, open_gpu, close_gpu);
   harness_add_loop_test(shapes, test_rows_and_columns, 0, CUREDUCE_OP_COUNT * matrix_count);
   harness_add_loop_test(shapes, test_segments, 0, CUREDUCE_OP_COUNT * segment_set_count);
+  harness_add_test(shapes, test_segment_batches);
   harness_add_test(shapes, test_byte_columns_widened);
   harness_add_test(shapes, test_keyed_columns);
   harness_add_test(shapes, test_key_row_columns);
