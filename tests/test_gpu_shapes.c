@@ -355,24 +355,39 @@ static void draw_segments(uint64_t segments, uint64_t elements, int64_t *begin, 
   }
 }
 
+/* Segments drawn within an input of `elements` elements, their offsets uploaded (begin, then end),
+ * with room for the input on the device and on the host. */
+typedef struct drawn_segments {
+  uint64_t count, elements;
+  int64_t *begin, *end;
+  unsigned char *host;
+  CUdeviceptr input, offsets;
+} drawn_segments;
+
+static drawn_segments draw_and_upload_segments(uint64_t count, uint64_t elements) {
+  drawn_segments d = {count, elements, malloc(count * 8), malloc(count * 8),
+                      malloc(elements * cureduce_dtype_size(tested_type)), 0, 0};
+  ck_assert(d.begin && d.end && d.host);
+  draw_segments(count, elements, d.begin, d.end);
+  d.input = harness_device_alloc(shared_gpu, elements * cureduce_dtype_size(tested_type));
+  d.offsets = harness_device_alloc(shared_gpu, 2 * count * 8);
+  harness_upload(shared_gpu, d.offsets, d.begin, count * 8);
+  harness_upload(shared_gpu, d.offsets + count * 8, d.end, count * 8);
+  return d;
+}
+
+static void free_drawn_segments(drawn_segments *d) {
+  shared_gpu->cu->cuMemFree(d->input);
+  shared_gpu->cu->cuMemFree(d->offsets);
+  free(d->begin), free(d->end), free(d->host);
+}
+
 static void check_segments(cureduce_op op, uint64_t segments, uint64_t elements, bool pinned) {
-  size_t element = cureduce_dtype_size(tested_type);
-  int64_t *begin = malloc(segments * 8), *end = malloc(segments * 8);
-  unsigned char *host = malloc(elements * element);
-  ck_assert(begin && end && host);
-  draw_segments(segments, elements, begin, end);
-  CUdeviceptr input = harness_device_alloc(shared_gpu, elements * element);
-  CUdeviceptr offsets = harness_device_alloc(shared_gpu, 2 * segments * 8);
-  harness_upload(shared_gpu, offsets, begin, segments * 8);
-  harness_upload(shared_gpu, offsets + segments * 8, end, segments * 8);
+  drawn_segments d = draw_and_upload_segments(segments, elements);
   cureduce_problem problem;
   cureduce_problem_init_segments(&problem, op, tested_type, tested_type, segments);
-  check_problem(problem, input, host, elements, offsets, offsets + segments * 8, begin, end, pinned);
-  shared_gpu->cu->cuMemFree(input);
-  shared_gpu->cu->cuMemFree(offsets);
-  free(begin);
-  free(end);
-  free(host);
+  check_problem(problem, d.input, d.host, elements, d.offsets, d.offsets + segments * 8, d.begin, d.end, pinned);
+  free_drawn_segments(&d);
 }
 
 /* The pinned families on the shapes small enough to run many of, at the aligned start, for sum
@@ -423,38 +438,28 @@ END_TEST
  * (on data that rounds too) and argmax. */
 START_TEST(test_segment_batches) {
   enum { segments = 40000, elements = 1 << 16 };
-  size_t element = cureduce_dtype_size(tested_type);
-  int64_t *begin = malloc(segments * 8), *end = malloc(segments * 8);
-  unsigned char *host = malloc(elements * element);
-  ck_assert(begin && end && host);
-  draw_segments(segments, elements, begin, end);
-  CUdeviceptr input = harness_device_alloc(shared_gpu, elements * element);
-  CUdeviceptr offsets = harness_device_alloc(shared_gpu, 2 * segments * 8);
-  harness_upload(shared_gpu, offsets, begin, segments * 8);
-  harness_upload(shared_gpu, offsets + segments * 8, end, segments * 8);
+  drawn_segments d = draw_and_upload_segments(segments, elements);
   static const cureduce_op ops[] = {CUREDUCE_OP_SUM, CUREDUCE_OP_ARGMAX};
   for (int k = 0; k < 2; k++)
     for (int rounding = 0; rounding < (ops[k] == CUREDUCE_OP_SUM && is_float_type(tested_type) ? 2 : 1); rounding++) {
       cureduce_problem problem;
       cureduce_problem_init_segments(&problem, ops[k], tested_type, tested_type, segments);
       if (rounding)
-        cureduce_ref_fill_rounding(tested_type, host, elements);
+        cureduce_ref_fill_rounding(tested_type, d.host, elements);
       else
-        cureduce_ref_fill(problem.op, tested_type, host, elements);
-      harness_upload(shared_gpu, input, host, elements * element);
+        cureduce_ref_fill(problem.op, tested_type, d.host, elements);
+      harness_upload(shared_gpu, d.input, d.host, elements * cureduce_dtype_size(tested_type));
       cureduce_spec batches = cureduce_shape_heuristic(&problem, 132, 2048);
       ck_assert(batches.strategy == CUREDUCE_STRATEGY_SEGMENT_BLOCKS);
       batches.block = 128, batches.blocks_per_sm = 1, batches.splits = 3;
       char text[CUREDUCE_SPEC_TEXT_MAX];
       cureduce_spec_format(&batches, text);
-      run r = {.gpu = shared_gpu, .problem = problem, .mode = MODE_PINNED, .spec = text, .input = input,
-               .begin = offsets, .end = offsets + segments * 8, .output = output_buffer, .scratch = scratch,
+      run r = {.gpu = shared_gpu, .problem = problem, .mode = MODE_PINNED, .spec = text, .input = d.input,
+               .begin = d.offsets, .end = d.offsets + segments * 8, .output = output_buffer, .scratch = scratch,
                .scratch_bytes = scratch_bytes};
-      check_run(&r, host, begin, end, rounding);
+      check_run(&r, d.host, d.begin, d.end, rounding);
     }
-  shared_gpu->cu->cuMemFree(input);
-  shared_gpu->cu->cuMemFree(offsets);
-  free(begin), free(end), free(host);
+  free_drawn_segments(&d);
 }
 END_TEST
 
