@@ -358,15 +358,13 @@ static void draw_segments(uint64_t segments, uint64_t elements, int64_t *begin, 
 /* Segments drawn within an input of `elements` elements, their offsets uploaded (begin, then end),
  * with room for the input on the device and on the host. */
 typedef struct drawn_segments {
-  uint64_t count, elements;
   int64_t *begin, *end;
   unsigned char *host;
   CUdeviceptr input, offsets;
 } drawn_segments;
 
 static drawn_segments draw_and_upload_segments(uint64_t count, uint64_t elements) {
-  drawn_segments d = {count, elements, malloc(count * 8), malloc(count * 8),
-                      malloc(elements * cureduce_dtype_size(tested_type)), 0, 0};
+  drawn_segments d = {malloc(count * 8), malloc(count * 8), malloc(elements * cureduce_dtype_size(tested_type)), 0, 0};
   ck_assert(d.begin && d.end && d.host);
   draw_segments(count, elements, d.begin, d.end);
   d.input = harness_device_alloc(shared_gpu, elements * cureduce_dtype_size(tested_type));
