@@ -6,12 +6,6 @@
 // clears them (gather_block_words), as a whole array's last block does. Integer additions in any
 // order: a row's bits, like a whole array's, depend on nothing but its elements.
 
-__device__ __forceinline__ unsigned blocks_for(u64 length) {
-  const u64 per_block = (u64)CUREDUCE_BLOCK * CUREDUCE_UNROLL * vector_elements;
-  const u64 wanted = (length + per_block - 1) / per_block;
-  return wanted < 1 ? 1u : wanted < gridDim.x ? (unsigned)wanted : gridDim.x;
-}
-
 extern "C" __global__ void __launch_bounds__(CUREDUCE_BLOCK, min_resident_blocks)
     cureduce_kernel(const input_t *__restrict__ input, shape_t shape, void *out, void *partials, void *tickets,
                     const input_t *) {

@@ -19,12 +19,6 @@
 
 using namespace cureduce;
 
-__device__ __forceinline__ unsigned blocks_for(u64 length) {
-  const u64 per_block = (u64)CUREDUCE_BLOCK * CUREDUCE_UNROLL * vector_elements;
-  const u64 wanted = (length + per_block - 1) / per_block;
-  return wanted < 1 ? 1u : wanted < gridDim.x ? (unsigned)wanted : gridDim.x;
-}
-
 // The threads whose `takes` holds, in order, into taken[0 .. count - 1]; returns count. Every
 // thread of the block calls it: its barriers also publish what the threads stored before it.
 __device__ __forceinline__ unsigned take_rows(bool takes, unsigned short *taken) {

@@ -27,6 +27,14 @@ __device__ __forceinline__ void segment_of(const shape_t &shape, u64 i, u64 &fir
 #endif
 }
 
+// The blocks a row or segment of `length` elements takes among the splits (gridDim.x) of a
+// row_blocks or exact_rows launch: as many as have a whole round of loads each, one at least.
+__device__ __forceinline__ unsigned blocks_for(u64 length) {
+  const u64 per_block = (u64)CUREDUCE_BLOCK * CUREDUCE_UNROLL * vector_elements;
+  const u64 wanted = (length + per_block - 1) / per_block;
+  return wanted < 1 ? 1u : wanted < gridDim.x ? (unsigned)wanted : gridDim.x;
+}
+
 // Results lie one after another: an argmin/argmax result takes 16 bytes (value, index at 8), a
 // variance or standard deviation 24 (the mean at 16).
 #define CUREDUCE_RESULT_IS_RECORD                                                             \
